@@ -1,0 +1,40 @@
+from collections.abc import Callable
+from typing import Any, final
+
+__version__: str
+
+OPT_NON_STR_KEYS: int
+OPT_PASSTHROUGH_BIG_INT: int
+OPT_PASSTHROUGH_SUBCLASS: int
+OPT_PASSTHROUGH_TUPLE: int
+OPT_REPLACE_SURROGATES: int
+OPT_SORT_KEYS: int
+
+class MsgpackEncodeError(TypeError): ...
+class MsgpackDecodeError(ValueError): ...
+
+@final
+class Ext:
+    def __init__(self, tag: int, data: bytes | bytearray | memoryview) -> None: ...
+    @property
+    def tag(self) -> int: ...
+    @property
+    def data(self) -> bytes: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[type[Ext], tuple[int, bytes]]: ...
+
+def packb(
+    obj: Any,
+    /,
+    default: Callable[[Any], Any] | None = None,
+    option: int | None = None,
+) -> bytes: ...
+def unpackb(
+    data: bytes | bytearray | memoryview,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    option: int | None = None,
+) -> Any: ...
