@@ -1,0 +1,103 @@
+//! Decode errors: what is wrong and the byte offset where it was found.
+
+use std::fmt;
+
+use pyo3::PyErr;
+
+use crate::exc::MsgpackDecodeError;
+use crate::ser::error::with_cause;
+
+/// What went wrong in the input.
+#[derive(Debug)]
+pub enum Kind {
+    /// The input ends before the value that starts at the offset is complete.
+    Truncated {
+        what: &'static str,
+        declared: u64,
+        available: usize,
+    },
+    Empty,
+    Reserved,
+    InvalidUtf8,
+    TooDeep,
+    Trailing {
+        extra: usize,
+    },
+    KeyNotStr {
+        found: &'static str,
+    },
+    MapAsKey,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Kind::Truncated {
+                what,
+                declared,
+                available,
+            } => write!(
+                f,
+                "truncated input: {what} needs {declared} more bytes, only {available} left"
+            ),
+            Kind::Empty => write!(f, "empty input"),
+            Kind::Reserved => write!(f, "reserved marker byte 0xc1"),
+            Kind::InvalidUtf8 => write!(f, "str is not valid UTF-8"),
+            Kind::TooDeep => write!(
+                f,
+                "containers nested deeper than {} levels",
+                super::msgpack::MAX_DEPTH
+            ),
+            Kind::Trailing { extra } => write!(f, "{extra} trailing bytes after the object"),
+            Kind::KeyNotStr { found } => {
+                write!(f, "map key must be str, not {found} (see OPT_NON_STR_KEYS)")
+            }
+            Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
+        }
+    }
+}
+
+pub enum DeError {
+    /// Malformed input.
+    Input { kind: Kind, offset: usize },
+    /// Python code (`ext_hook`, a key's `__hash__`) raised while handling the value at `offset`.
+    Callback {
+        what: &'static str,
+        offset: usize,
+        cause: PyErr,
+    },
+    /// The interpreter failed (out of memory): passed on as it is.
+    Python(PyErr),
+}
+
+impl DeError {
+    #[cold]
+    pub fn input(kind: Kind, offset: usize) -> DeError {
+        DeError::Input { kind, offset }
+    }
+
+    #[cold]
+    pub fn into_pyerr(self) -> PyErr {
+        match self {
+            DeError::Input { kind, offset } => {
+                MsgpackDecodeError::new_err(format!("{kind} at byte offset {offset}"))
+            }
+            DeError::Callback {
+                what,
+                offset,
+                cause,
+            } => with_cause(
+                MsgpackDecodeError::new_err(format!("{what} at byte offset {offset}")),
+                cause,
+            ),
+            DeError::Python(err) => err,
+        }
+    }
+}
+
+impl From<PyErr> for DeError {
+    #[cold]
+    fn from(err: PyErr) -> DeError {
+        DeError::Python(err)
+    }
+}

@@ -1,0 +1,62 @@
+//! MessagePack to Python objects.
+
+mod error;
+mod ext;
+mod keycache;
+pub mod msgpack;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+use crate::ffi::InputBuffer;
+use crate::opt::Opt;
+use keycache::{KeyCache, KEY_CACHE};
+use msgpack::Decoder;
+
+use error::DeError;
+
+/// Decodes one MessagePack object from `data` (bytes, bytearray or a C-contiguous memoryview).
+pub fn unpackb<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `data` is alive for the whole call (borrowed from the caller) and we are attached.
+    let input = match unsafe { InputBuffer::acquire(data.as_ptr()) } {
+        Ok(Some(input)) => input,
+        Ok(None) => return Err(wrong_input_type(data)),
+        Err(cause) => {
+            let err = PyTypeError::new_err("unpackb() needs a C-contiguous memoryview");
+            err.set_cause(py, Some(cause));
+            return Err(err);
+        }
+    };
+    // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
+    let mut guard = KEY_CACHE.try_lock().ok();
+    let keys = guard
+        .as_mut()
+        .map(|slot| slot.get_or_insert_with(KeyCache::new));
+    let mut decoder = Decoder::new(
+        py,
+        input.as_slice(),
+        opts,
+        ext_hook.map(|h| h.as_ptr()),
+        keys,
+    );
+    let value = decoder.decode_document().map_err(DeError::into_pyerr)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+}
+
+#[cold]
+fn wrong_input_type(data: &Bound<'_, PyAny>) -> PyErr {
+    let name = data
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    PyTypeError::new_err(format!(
+        "unpackb() argument must be bytes, bytearray or memoryview, not {name}"
+    ))
+}

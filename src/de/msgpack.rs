@@ -1,0 +1,397 @@
+//! MessagePack bytes to Python objects, in one pass over the input.
+//!
+//! No length header is trusted for allocation: a container is only allocated once its declared
+//! element count is known to fit in the remaining input (each element takes at least one byte),
+//! and strings, binaries and extensions are checked against the input before they are read.
+
+use pyo3::Python;
+
+use super::error::{DeError, Kind};
+use super::ext;
+use super::keycache::{KeyCache, MAX_KEY_LEN};
+use crate::ffi::{self, Obj, Owned};
+use crate::opt::{self, Opt};
+
+/// Containers nested deeper than this are refused.
+pub const MAX_DEPTH: u32 = 1024;
+
+type DeResult<T> = Result<T, DeError>;
+
+pub struct Decoder<'a> {
+    py: Python<'a>,
+    data: &'a [u8],
+    pos: usize,
+    opts: Opt,
+    ext_hook: Option<Obj>,
+    keys: Option<&'a mut KeyCache>,
+}
+
+/// Turns a null result of a C-API constructor into the pending Python error.
+#[inline(always)]
+fn made(obj: Option<Owned>) -> DeResult<Owned> {
+    obj.ok_or_else(|| DeError::Python(ffi::fetch_error()))
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(
+        py: Python<'a>,
+        data: &'a [u8],
+        opts: Opt,
+        ext_hook: Option<Obj>,
+        keys: Option<&'a mut KeyCache>,
+    ) -> Decoder<'a> {
+        Decoder {
+            py,
+            data,
+            pos: 0,
+            opts,
+            ext_hook,
+            keys,
+        }
+    }
+
+    /// Decodes the single object that must make up the whole input.
+    pub fn decode_document(&mut self) -> DeResult<Owned> {
+        if self.data.is_empty() {
+            return Err(DeError::input(Kind::Empty, 0));
+        }
+        let value = self.value(0)?;
+        if self.pos != self.data.len() {
+            let extra = self.data.len() - self.pos;
+            return Err(DeError::input(Kind::Trailing { extra }, self.pos));
+        }
+        Ok(value)
+    }
+
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// The next `n` bytes, or a truncation error for the item that began at `start`.
+    #[inline(always)]
+    fn take(&mut self, n: usize, what: &'static str, start: usize) -> DeResult<&'a [u8]> {
+        let data: &'a [u8] = self.data;
+        match data.get(self.pos..self.pos.wrapping_add(n)) {
+            Some(bytes) if self.pos.checked_add(n).is_some() => {
+                self.pos += n;
+                Ok(bytes)
+            }
+            _ => Err(self.truncated(what, n as u64, start)),
+        }
+    }
+
+    #[cold]
+    fn truncated(&self, what: &'static str, declared: u64, start: usize) -> DeError {
+        DeError::input(
+            Kind::Truncated {
+                what,
+                declared,
+                available: self.remaining(),
+            },
+            start,
+        )
+    }
+
+    #[inline(always)]
+    fn array_n<const N: usize>(&mut self, what: &'static str, start: usize) -> DeResult<[u8; N]> {
+        let bytes = self.take(N, what, start)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Ok(out)
+    }
+
+    #[inline(always)]
+    fn u8(&mut self, start: usize) -> DeResult<u8> {
+        Ok(self.array_n::<1>("header", start)?[0])
+    }
+
+    #[inline(always)]
+    fn u16(&mut self, start: usize) -> DeResult<u16> {
+        Ok(u16::from_be_bytes(self.array_n("header", start)?))
+    }
+
+    #[inline(always)]
+    fn u32(&mut self, start: usize) -> DeResult<u32> {
+        Ok(u32::from_be_bytes(self.array_n("header", start)?))
+    }
+
+    #[inline(always)]
+    fn u64(&mut self, start: usize) -> DeResult<u64> {
+        Ok(u64::from_be_bytes(self.array_n("header", start)?))
+    }
+
+    /// One value, whatever its type.
+    fn value(&mut self, depth: u32) -> DeResult<Owned> {
+        let start = self.pos;
+        let Some(&marker) = self.data.get(start) else {
+            return Err(self.truncated("value", 1, start));
+        };
+        self.pos += 1;
+        // SAFETY: every constructor below is called while attached (`self.py`).
+        unsafe {
+            match marker {
+                0x00..=0x7f => made(ffi::new_i64(marker as i64)),
+                0x80..=0x8f => self.map((marker & 0x0f) as usize, depth, start),
+                0x90..=0x9f => self.array((marker & 0x0f) as usize, depth, start),
+                0xa0..=0xbf => self.str((marker & 0x1f) as usize, start),
+                0xc0 => Ok(ffi::new_singleton(ffi::none())),
+                0xc1 => Err(DeError::input(Kind::Reserved, start)),
+                0xc2 => Ok(ffi::new_bool(false)),
+                0xc3 => Ok(ffi::new_bool(true)),
+                0xc4 => {
+                    let n = self.u8(start)? as usize;
+                    self.bin(n, start)
+                }
+                0xc5 => {
+                    let n = self.u16(start)? as usize;
+                    self.bin(n, start)
+                }
+                0xc6 => {
+                    let n = self.u32(start)? as usize;
+                    self.bin(n, start)
+                }
+                0xc7 => {
+                    let n = self.u8(start)? as usize;
+                    self.ext(n, start)
+                }
+                0xc8 => {
+                    let n = self.u16(start)? as usize;
+                    self.ext(n, start)
+                }
+                0xc9 => {
+                    let n = self.u32(start)? as usize;
+                    self.ext(n, start)
+                }
+                0xca => {
+                    let bits = self.u32(start)?;
+                    made(ffi::new_f64(f32::from_bits(bits) as f64))
+                }
+                0xcb => {
+                    let bits = self.u64(start)?;
+                    made(ffi::new_f64(f64::from_bits(bits)))
+                }
+                0xcc => made(ffi::new_i64(self.u8(start)? as i64)),
+                0xcd => made(ffi::new_i64(self.u16(start)? as i64)),
+                0xce => made(ffi::new_i64(self.u32(start)? as i64)),
+                0xcf => made(ffi::new_u64(self.u64(start)?)),
+                0xd0 => made(ffi::new_i64(self.u8(start)? as i8 as i64)),
+                0xd1 => made(ffi::new_i64(self.u16(start)? as i16 as i64)),
+                0xd2 => made(ffi::new_i64(self.u32(start)? as i32 as i64)),
+                0xd3 => made(ffi::new_i64(self.u64(start)? as i64)),
+                0xd4 => self.ext(1, start),
+                0xd5 => self.ext(2, start),
+                0xd6 => self.ext(4, start),
+                0xd7 => self.ext(8, start),
+                0xd8 => self.ext(16, start),
+                0xd9 => {
+                    let n = self.u8(start)? as usize;
+                    self.str(n, start)
+                }
+                0xda => {
+                    let n = self.u16(start)? as usize;
+                    self.str(n, start)
+                }
+                0xdb => {
+                    let n = self.u32(start)? as usize;
+                    self.str(n, start)
+                }
+                0xdc => {
+                    let n = self.u16(start)? as usize;
+                    self.array(n, depth, start)
+                }
+                0xdd => {
+                    let n = self.u32(start)? as usize;
+                    self.array(n, depth, start)
+                }
+                0xde => {
+                    let n = self.u16(start)? as usize;
+                    self.map(n, depth, start)
+                }
+                0xdf => {
+                    let n = self.u32(start)? as usize;
+                    self.map(n, depth, start)
+                }
+                0xe0..=0xff => made(ffi::new_i64(marker as i8 as i64)),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn utf8(&mut self, n: usize, start: usize) -> DeResult<&'a [u8]> {
+        let bytes = self.take(n, "str", start)?;
+        if simdutf8::basic::from_utf8(bytes).is_err() {
+            return Err(DeError::input(Kind::InvalidUtf8, start));
+        }
+        Ok(bytes)
+    }
+
+    #[inline(always)]
+    fn str(&mut self, n: usize, start: usize) -> DeResult<Owned> {
+        let bytes = self.utf8(n, start)?;
+        // SAFETY: `bytes` is valid UTF-8 and we are attached.
+        made(unsafe { ffi::new_str(bytes) })
+    }
+
+    #[inline]
+    fn bin(&mut self, n: usize, start: usize) -> DeResult<Owned> {
+        let bytes = self.take(n, "bin", start)?;
+        // SAFETY: attached.
+        made(unsafe { ffi::new_bytes(bytes) })
+    }
+
+    #[inline(never)]
+    fn ext(&mut self, n: usize, start: usize) -> DeResult<Owned> {
+        let tag = self.u8(start)? as i8;
+        let data = self.take(n, "ext", start)?;
+        ext::build(self.py, tag, data, self.ext_hook, start)
+    }
+
+    /// Checks a container's depth, and that `n` elements of `min_size` bytes each can fit in
+    /// what is left of the input, before anything is allocated for it.
+    #[inline(always)]
+    fn container(
+        &self,
+        n: usize,
+        min_size: usize,
+        what: &'static str,
+        depth: u32,
+        start: usize,
+    ) -> DeResult<()> {
+        if depth >= MAX_DEPTH {
+            return Err(DeError::input(Kind::TooDeep, start));
+        }
+        if n.saturating_mul(min_size) > self.remaining() {
+            return Err(self.truncated(what, (n as u64).saturating_mul(min_size as u64), start));
+        }
+        Ok(())
+    }
+
+    fn array(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+        self.container(n, 1, "array", depth, start)?;
+        // SAFETY: attached; each slot `i < n` is filled once.
+        unsafe {
+            let list = made(ffi::new_list(n))?;
+            for i in 0..n {
+                let item = self.value(depth + 1)?;
+                ffi::list_set(&list, i, item);
+            }
+            Ok(list)
+        }
+    }
+
+    fn map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+        self.container(n, 2, "map", depth, start)?;
+        // SAFETY: attached.
+        unsafe {
+            let dict = made(ffi::new_dict())?;
+            for _ in 0..n {
+                let key_start = self.pos;
+                let key = self.key(depth + 1)?;
+                let value = self.value(depth + 1)?;
+                if !ffi::dict_set(&dict, &key, &value) {
+                    return Err(DeError::Callback {
+                        what: "map key could not be used as a dict key",
+                        offset: key_start,
+                        cause: ffi::fetch_error(),
+                    });
+                }
+            }
+            Ok(dict)
+        }
+    }
+
+    /// A map key: a `str` (short ones from the cache), or with `OPT_NON_STR_KEYS` any hashable
+    /// value, arrays becoming tuples.
+    #[inline(always)]
+    fn key(&mut self, depth: u32) -> DeResult<Owned> {
+        let start = self.pos;
+        let Some(&marker) = self.data.get(start) else {
+            return Err(self.truncated("map key", 1, start));
+        };
+        let n = match marker {
+            0xa0..=0xbf => {
+                self.pos += 1;
+                (marker & 0x1f) as usize
+            }
+            0xd9 => {
+                self.pos += 1;
+                self.u8(start)? as usize
+            }
+            _ => return self.non_str_key(marker, depth, start),
+        };
+        let bytes = self.utf8(n, start)?;
+        // SAFETY: `bytes` is valid UTF-8 and we are attached.
+        unsafe {
+            match self.keys.as_deref_mut() {
+                Some(cache) if bytes.len() <= MAX_KEY_LEN => made(cache.get(bytes)),
+                _ => made(ffi::new_str(bytes)),
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn non_str_key(&mut self, marker: u8, depth: u32, start: usize) -> DeResult<Owned> {
+        let is_str = matches!(marker, 0xda | 0xdb);
+        if !is_str && self.opts & opt::NON_STR_KEYS == 0 {
+            return Err(DeError::input(
+                Kind::KeyNotStr {
+                    found: type_of_marker(marker),
+                },
+                start,
+            ));
+        }
+        self.hashable(depth)
+    }
+
+    /// A value that can be a dict key: arrays become tuples, maps are refused.
+    fn hashable(&mut self, depth: u32) -> DeResult<Owned> {
+        let start = self.pos;
+        let Some(&marker) = self.data.get(start) else {
+            return Err(self.truncated("map key", 1, start));
+        };
+        let n = match marker {
+            0x90..=0x9f => {
+                self.pos += 1;
+                (marker & 0x0f) as usize
+            }
+            0xdc => {
+                self.pos += 1;
+                self.u16(start)? as usize
+            }
+            0xdd => {
+                self.pos += 1;
+                self.u32(start)? as usize
+            }
+            0x80..=0x8f | 0xde | 0xdf => return Err(DeError::input(Kind::MapAsKey, start)),
+            _ => return self.value(depth),
+        };
+        self.container(n, 1, "array", depth, start)?;
+        // SAFETY: attached; each slot `i < n` is filled once.
+        unsafe {
+            let tuple = made(ffi::new_tuple(n))?;
+            for i in 0..n {
+                let item = self.hashable(depth + 1)?;
+                ffi::tuple_set(&tuple, i, item);
+            }
+            Ok(tuple)
+        }
+    }
+}
+
+/// The MessagePack type a marker starts, for error messages.
+#[cold]
+fn type_of_marker(marker: u8) -> &'static str {
+    match marker {
+        0x00..=0x7f | 0xcc..=0xd3 | 0xe0..=0xff => "int",
+        0x80..=0x8f | 0xde | 0xdf => "map",
+        0x90..=0x9f | 0xdc | 0xdd => "array",
+        0xa0..=0xbf | 0xd9..=0xdb => "str",
+        0xc0 => "nil",
+        0xc2 | 0xc3 => "bool",
+        0xc4..=0xc6 => "bin",
+        0xca | 0xcb => "float",
+        0xc7..=0xc9 | 0xd4..=0xd8 => "ext",
+        _ => "reserved byte 0xc1",
+    }
+}

@@ -1,0 +1,278 @@
+//! MessagePack format markers: the type byte and length or value bytes that precede a payload.
+//! Pure Rust, no Python, so it is unit-tested on its own.
+
+/// Up to 9 header bytes (a uint64 or float64 is the longest: marker plus 8 bytes).
+#[derive(Clone, Copy)]
+pub struct Header {
+    bytes: [u8; 9],
+    len: u8,
+}
+
+impl Header {
+    #[inline(always)]
+    fn new(prefix: &[u8]) -> Header {
+        let mut bytes = [0u8; 9];
+        bytes[..prefix.len()].copy_from_slice(prefix);
+        Header {
+            bytes,
+            len: prefix.len() as u8,
+        }
+    }
+
+    #[inline(always)]
+    fn with(marker: u8, tail: &[u8]) -> Header {
+        let mut bytes = [0u8; 9];
+        bytes[0] = marker;
+        bytes[1..1 + tail.len()].copy_from_slice(tail);
+        Header {
+            bytes,
+            len: 1 + tail.len() as u8,
+        }
+    }
+
+    #[inline(always)]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+pub const NIL: u8 = 0xc0;
+pub const FALSE: u8 = 0xc2;
+pub const TRUE: u8 = 0xc3;
+
+/// The shortest encoding of a non-negative integer.
+#[inline(always)]
+pub fn uint(v: u64) -> Header {
+    if v < 0x80 {
+        Header::new(&[v as u8])
+    } else if v <= u8::MAX as u64 {
+        Header::with(0xcc, &[v as u8])
+    } else if v <= u16::MAX as u64 {
+        Header::with(0xcd, &(v as u16).to_be_bytes())
+    } else if v <= u32::MAX as u64 {
+        Header::with(0xce, &(v as u32).to_be_bytes())
+    } else {
+        Header::with(0xcf, &v.to_be_bytes())
+    }
+}
+
+/// The shortest encoding of a signed integer: non-negative values as unsigned, as most
+/// MessagePack writers do.
+#[inline(always)]
+pub fn int(v: i64) -> Header {
+    if v >= 0 {
+        uint(v as u64)
+    } else if v >= -32 {
+        Header::new(&[v as u8])
+    } else if v >= i8::MIN as i64 {
+        Header::with(0xd0, &[v as u8])
+    } else if v >= i16::MIN as i64 {
+        Header::with(0xd1, &(v as i16).to_be_bytes())
+    } else if v >= i32::MIN as i64 {
+        Header::with(0xd2, &(v as i32).to_be_bytes())
+    } else {
+        Header::with(0xd3, &v.to_be_bytes())
+    }
+}
+
+#[inline(always)]
+pub fn float64(v: f64) -> Header {
+    Header::with(0xcb, &v.to_bits().to_be_bytes())
+}
+
+/// Picks the 8, 16 or 32-bit form of a length-prefixed family. `None` past `u32::MAX`.
+#[inline(always)]
+fn sized(len: usize, m8: Option<u8>, m16: u8, m32: u8) -> Option<Header> {
+    match (len, m8) {
+        (0..=0xff, Some(m8)) => Some(Header::with(m8, &[len as u8])),
+        (0..=0xffff, _) => Some(Header::with(m16, &(len as u16).to_be_bytes())),
+        _ => u32::try_from(len)
+            .ok()
+            .map(|l| Header::with(m32, &l.to_be_bytes())),
+    }
+}
+
+#[inline(always)]
+pub fn str_header(len: usize) -> Option<Header> {
+    if len < 32 {
+        Some(Header::new(&[0xa0 | len as u8]))
+    } else {
+        sized(len, Some(0xd9), 0xda, 0xdb)
+    }
+}
+
+#[inline(always)]
+pub fn bin_header(len: usize) -> Option<Header> {
+    sized(len, Some(0xc4), 0xc5, 0xc6)
+}
+
+#[inline(always)]
+pub fn array_header(len: usize) -> Option<Header> {
+    if len < 16 {
+        Some(Header::new(&[0x90 | len as u8]))
+    } else {
+        sized(len, None, 0xdc, 0xdd)
+    }
+}
+
+#[inline(always)]
+pub fn map_header(len: usize) -> Option<Header> {
+    if len < 16 {
+        Some(Header::new(&[0x80 | len as u8]))
+    } else {
+        sized(len, None, 0xde, 0xdf)
+    }
+}
+
+/// The header of an extension value with `len` payload bytes: fixext when the length is 1, 2,
+/// 4, 8 or 16, else ext 8/16/32. The type byte follows the length.
+#[inline]
+pub fn ext_header(tag: i8, len: usize) -> Option<Header> {
+    let fixed = match len {
+        1 => Some(0xd4),
+        2 => Some(0xd5),
+        4 => Some(0xd6),
+        8 => Some(0xd7),
+        16 => Some(0xd8),
+        _ => None,
+    };
+    if let Some(m) = fixed {
+        return Some(Header::with(m, &[tag as u8]));
+    }
+    let h = sized(len, Some(0xc7), 0xc8, 0xc9)?;
+    let mut out = Header::new(h.as_bytes());
+    out.bytes[out.len as usize] = tag as u8;
+    out.len += 1;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rmp_uint(v: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        rmp::encode::write_uint(&mut out, v).expect("write to Vec");
+        out
+    }
+
+    fn rmp_sint(v: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        rmp::encode::write_sint(&mut out, v).expect("write to Vec");
+        out
+    }
+
+    fn boundaries() -> Vec<i128> {
+        let mut edges = vec![0i128];
+        for bits in [5u32, 7, 8, 15, 16, 31, 32, 63, 64] {
+            let p = 1i128 << bits;
+            edges.extend([p - 1, p, p + 1, -p - 1, -p, -p + 1]);
+        }
+        edges
+    }
+
+    #[test]
+    fn uint_matches_rmp_at_every_width_boundary() {
+        for v in boundaries() {
+            if let Ok(u) = u64::try_from(v) {
+                assert_eq!(uint(u).as_bytes(), rmp_uint(u).as_slice(), "uint {u}");
+            }
+        }
+    }
+
+    #[test]
+    fn int_matches_rmp_at_every_width_boundary() {
+        for v in boundaries() {
+            if let Ok(i) = i64::try_from(v) {
+                // rmp's write_sint also prefers unsigned markers for non-negative values.
+                assert_eq!(int(i).as_bytes(), rmp_sint(i).as_slice(), "int {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn floats_keep_their_bits() {
+        for v in [
+            0.0f64,
+            -0.0,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN,
+        ] {
+            let mut want = Vec::new();
+            rmp::encode::write_f64(&mut want, v).expect("write to Vec");
+            assert_eq!(float64(v).as_bytes(), want.as_slice());
+        }
+    }
+
+    #[test]
+    fn lengths_match_rmp() {
+        for len in [
+            0usize,
+            1,
+            15,
+            16,
+            31,
+            32,
+            255,
+            256,
+            65535,
+            65536,
+            u32::MAX as usize,
+        ] {
+            let l = len as u32;
+            let mut s = Vec::new();
+            rmp::encode::write_str_len(&mut s, l).expect("write to Vec");
+            assert_eq!(
+                str_header(len).map(|h| h.as_bytes().to_vec()),
+                Some(s),
+                "str {len}"
+            );
+            let mut b = Vec::new();
+            rmp::encode::write_bin_len(&mut b, l).expect("write to Vec");
+            assert_eq!(
+                bin_header(len).map(|h| h.as_bytes().to_vec()),
+                Some(b),
+                "bin {len}"
+            );
+            let mut a = Vec::new();
+            rmp::encode::write_array_len(&mut a, l).expect("write to Vec");
+            assert_eq!(
+                array_header(len).map(|h| h.as_bytes().to_vec()),
+                Some(a),
+                "array {len}"
+            );
+            let mut m = Vec::new();
+            rmp::encode::write_map_len(&mut m, l).expect("write to Vec");
+            assert_eq!(
+                map_header(len).map(|h| h.as_bytes().to_vec()),
+                Some(m),
+                "map {len}"
+            );
+        }
+    }
+
+    #[test]
+    fn ext_headers_match_rmp() {
+        for len in [0usize, 1, 2, 3, 4, 8, 16, 17, 255, 256, 65535, 65536] {
+            for tag in [-128i8, -1, 0, 5, 127] {
+                let mut want = Vec::new();
+                rmp::encode::write_ext_meta(&mut want, len as u32, tag).expect("write to Vec");
+                let got = ext_header(tag, len).map(|h| h.as_bytes().to_vec());
+                assert_eq!(got, Some(want), "ext {tag} {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn too_long_has_no_header() {
+        let too_long = u32::MAX as usize + 1;
+        assert!(str_header(too_long).is_none());
+        assert!(bin_header(too_long).is_none());
+        assert!(array_header(too_long).is_none());
+        assert!(map_header(too_long).is_none());
+        assert!(ext_header(1, too_long).is_none());
+    }
+}

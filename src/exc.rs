@@ -1,0 +1,17 @@
+//! The two exception classes, real subclasses of `TypeError` and `ValueError`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+
+create_exception!(
+    fastmsgpack,
+    MsgpackEncodeError,
+    PyTypeError,
+    "An object could not be packed. Subclass of TypeError."
+);
+create_exception!(
+    fastmsgpack,
+    MsgpackDecodeError,
+    PyValueError,
+    "Input is not valid MessagePack, or a value could not be built from it. Subclass of ValueError."
+);

@@ -1,0 +1,80 @@
+//! The input of `unpackb`: bytes, bytearray or a C-contiguous memoryview.
+
+use std::mem::MaybeUninit;
+
+use pyo3::ffi;
+use pyo3::PyErr;
+
+use super::{bytes_data, Obj};
+
+/// Read access to the bytes of the object given to `unpackb`, held for the whole call.
+///
+/// For `bytearray` and `memoryview` this holds a buffer export, which keeps Python code run by
+/// `ext_hook` from resizing or freeing the memory while it is being read.
+pub enum InputBuffer {
+    Bytes { ptr: *const u8, len: usize },
+    Exported(Box<ffi::Py_buffer>),
+}
+
+impl InputBuffer {
+    /// `Ok(None)` when `obj` is not an accepted input type.
+    ///
+    /// # Safety
+    /// `obj` is live (and stays alive while the buffer is used) and the GIL is held.
+    pub unsafe fn acquire(obj: Obj) -> Result<Option<InputBuffer>, PyErr> {
+        // SAFETY: type checks on a live object; for bytes the storage never changes.
+        unsafe {
+            if ffi::PyBytes_Check(obj) != 0 {
+                let data = bytes_data(obj);
+                return Ok(Some(InputBuffer::Bytes {
+                    ptr: data.as_ptr(),
+                    len: data.len(),
+                }));
+            }
+            if ffi::PyByteArray_Check(obj) == 0 && ffi::PyMemoryView_Check(obj) == 0 {
+                return Ok(None);
+            }
+            InputBuffer::export(obj).map(Some)
+        }
+    }
+
+    /// A read-only export of an object's C-contiguous memory (the error `BufferError` otherwise).
+    ///
+    /// # Safety
+    /// `obj` is live (and stays alive while the buffer is used) and the GIL is held.
+    pub unsafe fn export(obj: Obj) -> Result<InputBuffer, PyErr> {
+        let mut view: Box<MaybeUninit<ffi::Py_buffer>> = Box::new(MaybeUninit::uninit());
+        // SAFETY: a simple (flags 0) request succeeds only for C-contiguous memory; on success
+        // the view is initialised and owned by us until released.
+        unsafe {
+            if ffi::PyObject_GetBuffer(obj, view.as_mut_ptr(), ffi::PyBUF_SIMPLE) != 0 {
+                return Err(super::fetch_error());
+            }
+            let view: Box<ffi::Py_buffer> = Box::from_raw(Box::into_raw(view).cast());
+            Ok(InputBuffer::Exported(view))
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        let (ptr, len) = match self {
+            InputBuffer::Bytes { ptr, len } => (*ptr, *len),
+            InputBuffer::Exported(view) => (view.buf as *const u8, view.len as usize),
+        };
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: the object (bytes) or the export (others) keeps `len` bytes at `ptr` alive
+        // and unchanged for as long as `self` lives.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
+}
+
+impl Drop for InputBuffer {
+    fn drop(&mut self) {
+        if let InputBuffer::Exported(view) = self {
+            // SAFETY: the view came from a successful `PyObject_GetBuffer`, released once here;
+            // the decoder holds the GIL for its whole run.
+            unsafe { ffi::PyBuffer_Release(&mut **view) }
+        }
+    }
+}

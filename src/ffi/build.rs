@@ -1,0 +1,123 @@
+//! Constructors the decoder uses to build Python objects.
+
+use std::os::raw::c_char;
+
+use pyo3::ffi;
+
+use super::{Obj, Owned};
+
+// Every function here requires the GIL; they return `None` with a Python error set on failure.
+
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_i64(v: i64) -> Option<Owned> {
+    // SAFETY: the GIL is held.
+    unsafe { Owned::from_new(ffi::PyLong_FromLongLong(v)) }
+}
+
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_u64(v: u64) -> Option<Owned> {
+    // SAFETY: the GIL is held.
+    unsafe { Owned::from_new(ffi::PyLong_FromUnsignedLongLong(v)) }
+}
+
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_f64(v: f64) -> Option<Owned> {
+    // SAFETY: the GIL is held.
+    unsafe { Owned::from_new(ffi::PyFloat_FromDouble(v)) }
+}
+
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_bytes(data: &[u8]) -> Option<Owned> {
+    // SAFETY: copies `data.len()` bytes from a valid slice.
+    unsafe {
+        Owned::from_new(ffi::PyBytes_FromStringAndSize(
+            data.as_ptr() as *const c_char,
+            data.len() as ffi::Py_ssize_t,
+        ))
+    }
+}
+
+/// A strong reference to `None`, `True` or `False`.
+///
+/// # Safety
+/// The GIL is held and `obj` is one of those singletons.
+#[inline(always)]
+pub unsafe fn new_singleton(obj: Obj) -> Owned {
+    // SAFETY: singletons live for the whole interpreter.
+    unsafe { Owned::from_borrowed(obj) }
+}
+
+/// A strong reference to `True` or `False`.
+///
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_bool(v: bool) -> Owned {
+    // SAFETY: the GIL is held; both are interpreter singletons.
+    unsafe { new_singleton(if v { ffi::Py_True() } else { ffi::Py_False() }) }
+}
+
+/// A list of `len` empty slots, to be filled with [`list_set`]; a list dropped before it is
+/// full is still valid (CPython frees lists with empty slots).
+///
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_list(len: usize) -> Option<Owned> {
+    // SAFETY: the GIL is held.
+    unsafe { Owned::from_new(ffi::PyList_New(len as ffi::Py_ssize_t)) }
+}
+
+/// Stores `item` into the empty slot `i` of a list made by [`new_list`], taking its reference.
+///
+/// # Safety
+/// `list` came from `new_list(n)` with `i < n`, slot `i` is still empty, the GIL is held.
+#[inline(always)]
+pub unsafe fn list_set(list: &Owned, i: usize, item: Owned) {
+    // SAFETY: forwarded from the caller; the slot is empty so nothing leaks.
+    unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_raw()) }
+}
+
+/// A tuple of `len` empty slots, filled with [`tuple_set`].
+///
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_tuple(len: usize) -> Option<Owned> {
+    // SAFETY: the GIL is held.
+    unsafe { Owned::from_new(ffi::PyTuple_New(len as ffi::Py_ssize_t)) }
+}
+
+/// # Safety
+/// `tuple` came from `new_tuple(n)` with `i < n`, slot `i` is still empty, the GIL is held.
+#[inline(always)]
+pub unsafe fn tuple_set(tuple: &Owned, i: usize, item: Owned) {
+    // SAFETY: forwarded from the caller; the slot is empty so nothing leaks.
+    unsafe { ffi::PyTuple_SET_ITEM(tuple.as_ptr(), i as ffi::Py_ssize_t, item.into_raw()) }
+}
+
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+pub unsafe fn new_dict() -> Option<Owned> {
+    // SAFETY: the GIL is held.
+    unsafe { Owned::from_new(ffi::PyDict_New()) }
+}
+
+/// `dict[key] = value`; `false` with a Python error set if the key is unhashable.
+///
+/// # Safety
+/// `dict` is a dict, the GIL is held.
+#[inline(always)]
+pub unsafe fn dict_set(dict: &Owned, key: &Owned, value: &Owned) -> bool {
+    // SAFETY: all three are live; `PyDict_SetItem` takes its own references.
+    unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) == 0 }
+}

@@ -1,0 +1,129 @@
+//! Reading lists, tuples and dicts, and the raw bytes of bytes-like objects.
+
+use pyo3::ffi;
+
+use super::{Obj, Owned};
+
+/// Current length of a list, tuple, bytes or other variable-size object.
+///
+/// # Safety
+/// `obj` is a live variable-size object.
+#[inline(always)]
+pub unsafe fn var_size(obj: Obj) -> usize {
+    // SAFETY: the caller guarantees a live variable-size object.
+    unsafe { ffi::Py_SIZE(obj) as usize }
+}
+
+/// Item `i` of a list (or subclass), borrowed; `None` past the current end.
+///
+/// The length is read again on every call, so a list shrunk by Python code run from `default`
+/// is never read out of bounds.
+///
+/// # Safety
+/// `list` is a live list and the GIL is held.
+#[inline(always)]
+pub unsafe fn list_get(list: Obj, i: usize) -> Option<Obj> {
+    // SAFETY: `i` is checked against the list's current length before the read.
+    unsafe {
+        if i < var_size(list) {
+            Some(ffi::PyList_GET_ITEM(list, i as ffi::Py_ssize_t))
+        } else {
+            None
+        }
+    }
+}
+
+/// The items of a tuple (or subclass), borrowed for as long as the tuple lives.
+///
+/// # Safety
+/// `tuple` is a live tuple, kept alive by the caller while the slice is used.
+#[inline(always)]
+pub unsafe fn tuple_items<'a>(tuple: Obj) -> &'a [Obj] {
+    // SAFETY: a tuple's items are stored inline after its header and never change size.
+    unsafe {
+        let len = var_size(tuple);
+        let first = (*(tuple as *mut ffi::PyTupleObject)).ob_item.as_ptr() as *const Obj;
+        std::slice::from_raw_parts(first, len)
+    }
+}
+
+/// Number of entries of a dict (or subclass).
+///
+/// # Safety
+/// `dict` is a live dict.
+#[inline(always)]
+pub unsafe fn dict_len(dict: Obj) -> usize {
+    // SAFETY: the caller guarantees a live dict.
+    unsafe { ffi::PyDict_Size(dict) as usize }
+}
+
+/// Iterates a dict's entries in insertion order, as borrowed (key, value) pairs.
+pub struct DictIter {
+    dict: Obj,
+    pos: ffi::Py_ssize_t,
+}
+
+impl DictIter {
+    /// # Safety
+    /// `dict` is a live dict, kept alive by the caller while iterating, and the GIL is held.
+    #[inline(always)]
+    pub unsafe fn new(dict: Obj) -> DictIter {
+        DictIter { dict, pos: 0 }
+    }
+}
+
+impl Iterator for DictIter {
+    type Item = (Obj, Obj);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(Obj, Obj)> {
+        let mut key: Obj = std::ptr::null_mut();
+        let mut value: Obj = std::ptr::null_mut();
+        // SAFETY: `PyDict_Next` checks `pos` against the dict's current table, so it stays in
+        // bounds even if the dict changed since the last step.
+        let more = unsafe { ffi::PyDict_Next(self.dict, &mut self.pos, &mut key, &mut value) };
+        if more != 0 {
+            Some((key, value))
+        } else {
+            None
+        }
+    }
+}
+
+/// The content of a `bytes` (or subclass), borrowed.
+///
+/// # Safety
+/// `obj` is a live bytes object, alive while the slice is used.
+#[inline(always)]
+pub unsafe fn bytes_data<'a>(obj: Obj) -> &'a [u8] {
+    // SAFETY: a bytes object's storage holds `size` bytes and never changes.
+    unsafe { std::slice::from_raw_parts(ffi::PyBytes_AS_STRING(obj) as *const u8, var_size(obj)) }
+}
+
+/// The content of a `bytearray` (or subclass), borrowed.
+///
+/// # Safety
+/// `obj` is a live bytearray and no Python code runs while the slice is used (Python code
+/// could resize it).
+#[inline(always)]
+pub unsafe fn bytearray_data<'a>(obj: Obj) -> &'a [u8] {
+    // SAFETY: the storage holds `size` bytes; the caller runs no Python code meanwhile.
+    unsafe {
+        let len = ffi::PyByteArray_GET_SIZE(obj) as usize;
+        if len == 0 {
+            return &[];
+        }
+        std::slice::from_raw_parts(ffi::PyByteArray_AS_STRING(obj) as *const u8, len)
+    }
+}
+
+/// Keeps a strong reference to a container while it is being written, so Python code run from
+/// `default` cannot free it under us.
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[inline(always)]
+pub unsafe fn hold(obj: Obj) -> Owned {
+    // SAFETY: forwarded from the caller.
+    unsafe { Owned::from_borrowed(obj) }
+}

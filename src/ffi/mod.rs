@@ -1,0 +1,30 @@
+//! The only module that touches the raw CPython API.
+//!
+//! Everything above this layer works with [`Obj`] (a borrowed object pointer, valid while the GIL
+//! is held and its owner keeps it alive) and [`Owned`] (a strong reference released on drop). Each
+//! function here states what its caller must guarantee in a `# Safety` section.
+
+mod buffer;
+mod build;
+mod call;
+mod containers;
+mod owned;
+mod scalars;
+mod text;
+mod types;
+mod writer;
+
+pub use buffer::InputBuffer;
+pub use build::*;
+pub use call::{call1, call2, fetch_error};
+pub use containers::*;
+pub use owned::Owned;
+pub use scalars::*;
+pub use text::*;
+pub use types::*;
+pub use writer::BytesWriter;
+
+pub use pyo3::ffi::PyObject;
+
+/// A borrowed pointer to a live Python object.
+pub type Obj = *mut PyObject;

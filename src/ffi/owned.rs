@@ -1,0 +1,54 @@
+use pyo3::ffi;
+
+use super::Obj;
+
+/// A strong reference to a Python object, released when dropped.
+pub struct Owned(Obj);
+
+impl Owned {
+    /// Takes over a new reference; `None` if `ptr` is null (a Python error is then set).
+    ///
+    /// # Safety
+    /// `ptr` is null or a strong reference the caller gives up, and the GIL is held.
+    #[inline(always)]
+    pub unsafe fn from_new(ptr: Obj) -> Option<Owned> {
+        if ptr.is_null() {
+            None
+        } else {
+            Some(Owned(ptr))
+        }
+    }
+
+    /// Takes a new strong reference to a borrowed object.
+    ///
+    /// # Safety
+    /// `ptr` points to a live object and the GIL is held.
+    #[inline(always)]
+    pub unsafe fn from_borrowed(ptr: Obj) -> Owned {
+        // SAFETY: the caller guarantees `ptr` is live and the GIL is held.
+        unsafe { ffi::Py_INCREF(ptr) };
+        Owned(ptr)
+    }
+
+    #[inline(always)]
+    pub fn as_ptr(&self) -> Obj {
+        self.0
+    }
+
+    /// Gives the reference to the caller, who becomes responsible for releasing it.
+    #[inline(always)]
+    pub fn into_raw(self) -> Obj {
+        let ptr = self.0;
+        std::mem::forget(self);
+        ptr
+    }
+}
+
+impl Drop for Owned {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: `Owned` always holds a strong reference, and every `Owned` is created and dropped
+        // by code that holds the GIL (the serializer and decoder never release it).
+        unsafe { ffi::Py_DECREF(self.0) }
+    }
+}

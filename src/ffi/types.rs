@@ -1,0 +1,94 @@
+//! Type pointers and type checks, used to classify each object once.
+
+use std::ptr::addr_of_mut;
+
+use pyo3::ffi;
+
+use super::Obj;
+
+pub type TypePtr = *mut ffi::PyTypeObject;
+
+/// The type of `obj`.
+///
+/// # Safety
+/// `obj` points to a live object.
+#[inline(always)]
+pub unsafe fn type_of(obj: Obj) -> TypePtr {
+    // SAFETY: the caller guarantees `obj` is live.
+    unsafe { ffi::Py_TYPE(obj) }
+}
+
+macro_rules! builtin_type {
+    ($name:ident, $sym:ident) => {
+        #[inline(always)]
+        pub fn $name() -> TypePtr {
+            // Only the address of the interpreter's static type object is taken.
+            addr_of_mut!(ffi::$sym)
+        }
+    };
+}
+
+builtin_type!(str_type, PyUnicode_Type);
+builtin_type!(int_type, PyLong_Type);
+builtin_type!(bool_type, PyBool_Type);
+builtin_type!(float_type, PyFloat_Type);
+builtin_type!(list_type, PyList_Type);
+builtin_type!(dict_type, PyDict_Type);
+builtin_type!(tuple_type, PyTuple_Type);
+builtin_type!(bytes_type, PyBytes_Type);
+builtin_type!(bytearray_type, PyByteArray_Type);
+builtin_type!(memoryview_type, PyMemoryView_Type);
+
+/// Whether instances of `ty` are subclasses of the builtin marked by `flag` (one of the
+/// `Py_TPFLAGS_*_SUBCLASS` bits).
+///
+/// # Safety
+/// `ty` points to a live type object.
+#[inline(always)]
+pub unsafe fn has_flag(ty: TypePtr, flag: std::os::raw::c_ulong) -> bool {
+    // SAFETY: the caller guarantees `ty` is live.
+    unsafe { ffi::PyType_HasFeature(ty, flag) != 0 }
+}
+
+/// Whether `ty` is `base` or a subclass of it.
+///
+/// # Safety
+/// Both point to live type objects and the GIL is held.
+#[inline]
+pub unsafe fn is_subtype(ty: TypePtr, base: TypePtr) -> bool {
+    // SAFETY: the caller guarantees both are live type objects.
+    unsafe { ffi::PyType_IsSubtype(ty, base) != 0 }
+}
+
+pub use ffi::{
+    Py_TPFLAGS_BYTES_SUBCLASS, Py_TPFLAGS_DICT_SUBCLASS, Py_TPFLAGS_LIST_SUBCLASS,
+    Py_TPFLAGS_LONG_SUBCLASS, Py_TPFLAGS_TUPLE_SUBCLASS, Py_TPFLAGS_UNICODE_SUBCLASS,
+};
+
+/// The qualified name of an object's type, for error messages.
+///
+/// # Safety
+/// `obj` points to a live object and the GIL is held.
+#[cold]
+pub unsafe fn type_name(obj: Obj) -> String {
+    // SAFETY: the caller guarantees `obj` is live and the GIL is held.
+    unsafe {
+        let ty = type_of(obj);
+        std::ffi::CStr::from_ptr((*ty).tp_name)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// `None`, `True` and `False`.
+#[inline(always)]
+pub fn none() -> Obj {
+    // SAFETY: `Py_None` only returns the address of the interpreter's None singleton.
+    unsafe { ffi::Py_None() }
+}
+
+#[inline(always)]
+pub fn true_obj() -> Obj {
+    // SAFETY: `Py_True` only returns the address of the interpreter's True singleton.
+    unsafe { ffi::Py_True() }
+}

@@ -1,0 +1,64 @@
+//! fastmsgpack: fast, correct MessagePack for Python.
+//!
+//! Layout: [`ffi`] is the only module that touches the raw CPython API; [`ser`] classifies each
+//! object once and dispatches to per-type writers that drive an [`emit::Emitter`]; [`de`] reads
+//! MessagePack into Python objects; [`opt`] holds the option bits.
+
+mod de;
+mod emit;
+mod exc;
+mod ext;
+mod ffi;
+mod opt;
+mod ser;
+
+use pyo3::prelude::*;
+
+use exc::{MsgpackDecodeError, MsgpackEncodeError};
+use opt::OptError;
+
+/// Packs `obj` as MessagePack.
+#[pyfunction]
+#[pyo3(signature = (obj, /, default=None, option=None))]
+fn packb<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = opt::parse(option, opt::PACKB_MASK, "packb").map_err(|e| match e {
+        OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
+    })?;
+    ser::packb(py, obj, default, opts)
+}
+
+/// Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview.
+#[pyfunction]
+#[pyo3(signature = (data, /, *, ext_hook=None, option=None))]
+fn unpackb<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = opt::parse(option, opt::UNPACKB_MASK, "unpackb").map_err(|e| match e {
+        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
+        OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
+    })?;
+    de::unpackb(py, data, ext_hook, opts)
+}
+
+#[pymodule]
+fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(packb, m)?)?;
+    m.add_function(wrap_pyfunction!(unpackb, m)?)?;
+    m.add_class::<ext::Ext>()?;
+    m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
+    m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
+    for (name, bit) in opt::ALL {
+        m.add(*name, *bit)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! Option flags: one `u32` of bits shared by every entry point, and the subset each accepts.
+
+use pyo3::prelude::*;
+use pyo3::types::PyInt;
+
+pub type Opt = u32;
+
+pub const NON_STR_KEYS: Opt = 1 << 0;
+pub const SORT_KEYS: Opt = 1 << 1;
+pub const PASSTHROUGH_BIG_INT: Opt = 1 << 2;
+pub const PASSTHROUGH_TUPLE: Opt = 1 << 3;
+pub const PASSTHROUGH_SUBCLASS: Opt = 1 << 4;
+pub const REPLACE_SURROGATES: Opt = 1 << 5;
+
+/// Every option with its Python name, for error messages and module constants.
+pub const ALL: &[(&str, Opt)] = &[
+    ("OPT_NON_STR_KEYS", NON_STR_KEYS),
+    ("OPT_SORT_KEYS", SORT_KEYS),
+    ("OPT_PASSTHROUGH_BIG_INT", PASSTHROUGH_BIG_INT),
+    ("OPT_PASSTHROUGH_TUPLE", PASSTHROUGH_TUPLE),
+    ("OPT_PASSTHROUGH_SUBCLASS", PASSTHROUGH_SUBCLASS),
+    ("OPT_REPLACE_SURROGATES", REPLACE_SURROGATES),
+];
+
+/// The options `packb` accepts.
+pub const PACKB_MASK: Opt = NON_STR_KEYS
+    | SORT_KEYS
+    | PASSTHROUGH_BIG_INT
+    | PASSTHROUGH_TUPLE
+    | PASSTHROUGH_SUBCLASS
+    | REPLACE_SURROGATES;
+
+/// The options `unpackb` accepts.
+pub const UNPACKB_MASK: Opt = NON_STR_KEYS;
+
+/// Why an `option` argument was refused.
+pub enum OptError {
+    NotAnInt(String),
+    Invalid(String),
+}
+
+/// Reads the `option` argument of the entry point `func`, whose accepted bits are `mask`.
+pub fn parse(option: Option<&Bound<'_, PyAny>>, mask: Opt, func: &str) -> Result<Opt, OptError> {
+    let Some(option) = option else { return Ok(0) };
+    if option.is_none() {
+        return Ok(0);
+    }
+    if !option.is_instance_of::<PyInt>() || option.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(not_an_int(option));
+    }
+    let bits: u64 = match option.extract() {
+        Ok(bits) => bits,
+        Err(_) => {
+            return Err(OptError::Invalid(format!(
+                "option {option} is not a valid option"
+            )))
+        }
+    };
+    let Ok(bits) = Opt::try_from(bits) else {
+        return Err(OptError::Invalid(format!(
+            "option has unknown bits {bits:#x}"
+        )));
+    };
+    if bits & !mask != 0 {
+        return Err(OptError::Invalid(describe_invalid(bits & !mask, func)));
+    }
+    Ok(bits)
+}
+
+#[cold]
+fn not_an_int(option: &Bound<'_, PyAny>) -> OptError {
+    let ty = option
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    OptError::NotAnInt(format!("option must be an int or None, not {ty}"))
+}
+
+#[cold]
+fn describe_invalid(bad: Opt, func: &str) -> String {
+    let named: Vec<&str> = ALL
+        .iter()
+        .filter(|(_, bit)| bad & bit != 0)
+        .map(|(name, _)| *name)
+        .collect();
+    let unknown = bad & !ALL.iter().fold(0, |acc, (_, bit)| acc | bit);
+    let mut parts = Vec::new();
+    if !named.is_empty() {
+        parts.push(format!("{} not valid for {func}", named.join(", ")));
+    }
+    if unknown != 0 {
+        parts.push(format!("unknown option bits {unknown:#x}"));
+    }
+    format!("invalid option: {}", parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_are_distinct_and_masks_cover_only_known_bits() {
+        let mut seen = 0;
+        for (_, bit) in ALL {
+            assert_eq!(bit.count_ones(), 1);
+            assert_eq!(seen & bit, 0);
+            seen |= bit;
+        }
+        assert_eq!(PACKB_MASK & !seen, 0);
+        assert_eq!(UNPACKB_MASK & !seen, 0);
+    }
+
+    #[test]
+    fn invalid_bits_are_named() {
+        let msg = describe_invalid(SORT_KEYS | (1 << 30), "unpackb");
+        assert!(msg.contains("OPT_SORT_KEYS not valid for unpackb"), "{msg}");
+        assert!(msg.contains("unknown option bits 0x40000000"), "{msg}");
+    }
+}

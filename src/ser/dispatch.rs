@@ -1,0 +1,38 @@
+//! The one dispatch: every value, at any depth, is written through [`write`].
+
+use pyo3::PyResult;
+
+use super::obtype::{classify, ObType};
+use super::per_type;
+use super::state::State;
+use super::Ctx;
+use crate::emit::Emitter;
+use crate::ffi::Obj;
+
+/// Writes `obj` with the emitter.
+///
+/// `obj` must be a live object, kept alive by its container or the caller for the duration, and
+/// the GIL must be held: every object reaching here comes from the Python call or from a
+/// container held by the serializer.
+#[inline]
+pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    // SAFETY: see the function's contract; each per-type writer relies on `classify` having
+    // checked the object's type.
+    unsafe {
+        match classify(obj, st, cx) {
+            ObType::Str => per_type::str::write(obj, st, e),
+            ObType::Int => per_type::int::write(obj, st, cx, e),
+            ObType::Dict => per_type::dict::write(obj, st, cx, e),
+            ObType::List => per_type::list::write_list(obj, st, cx, e),
+            ObType::Float => per_type::float::write(obj, e),
+            ObType::Bool => e.bool(obj == crate::ffi::true_obj()),
+            ObType::None => e.nil(),
+            ObType::Tuple => per_type::list::write_tuple(obj, st, cx, e),
+            ObType::Bytes => per_type::bytes::write_bytes(obj, e),
+            ObType::ByteArray => per_type::bytes::write_bytearray(obj, e),
+            ObType::MemoryView => per_type::bytes::write_memoryview(obj, e),
+            ObType::Ext => per_type::ext::write(obj, e),
+            ObType::Other => per_type::default::write(obj, st, cx, e),
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Errors raised while packing: all `MsgpackEncodeError`, built on cold paths.
+
+use pyo3::prelude::*;
+
+use crate::exc::MsgpackEncodeError;
+use crate::ffi::{type_name, Obj};
+use crate::ser::state::{MAX_DEFAULT_DEPTH, MAX_DEPTH};
+
+#[cold]
+pub fn too_long(what: &str) -> PyErr {
+    MsgpackEncodeError::new_err(format!("{what} is too long for MessagePack (over 2**32-1)"))
+}
+
+#[cold]
+pub fn too_deep() -> PyErr {
+    MsgpackEncodeError::new_err(format!(
+        "containers nested deeper than {MAX_DEPTH} levels (or a circular reference)"
+    ))
+}
+
+#[cold]
+pub fn default_too_deep() -> PyErr {
+    MsgpackEncodeError::new_err(format!(
+        "default called recursively more than {MAX_DEFAULT_DEPTH} times"
+    ))
+}
+
+/// An object of a type nothing handles.
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[cold]
+pub unsafe fn unsupported(obj: Obj) -> PyErr {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { type_name(obj) };
+    MsgpackEncodeError::new_err(format!("Type is not MessagePack serializable: {name}"))
+}
+
+/// `default` raised: a MessagePack error whose `__cause__` is what it raised.
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[cold]
+pub unsafe fn default_failed(obj: Obj, cause: PyErr) -> PyErr {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { type_name(obj) };
+    let err = MsgpackEncodeError::new_err(format!("default raised an exception for type {name}"));
+    with_cause(err, cause)
+}
+
+#[cold]
+pub fn with_cause(err: PyErr, cause: PyErr) -> PyErr {
+    // SAFETY: errors are only built while the GIL is held.
+    let py = unsafe { Python::assume_attached() };
+    err.set_cause(py, Some(cause));
+    err
+}
+
+#[cold]
+pub fn int_too_big() -> PyErr {
+    MsgpackEncodeError::new_err("int out of range for MessagePack (-2**63 to 2**64-1)")
+}
+
+#[cold]
+pub fn surrogates(cause: PyErr) -> PyErr {
+    with_cause(
+        MsgpackEncodeError::new_err(
+            "str is not valid UTF-8: it holds a lone surrogate (see OPT_REPLACE_SURROGATES)",
+        ),
+        cause,
+    )
+}
+
+/// A dict key that the options do not allow.
+///
+/// # Safety
+/// `key` is live and the GIL is held.
+#[cold]
+pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> PyErr {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { type_name(key) };
+    if non_str_keys {
+        MsgpackEncodeError::new_err(format!(
+            "dict key of type {name} is not supported (OPT_NON_STR_KEYS allows str, None, bool, \
+             int, float, bytes and tuples of these)"
+        ))
+    } else {
+        MsgpackEncodeError::new_err(format!(
+            "dict key must be str, not {name} (see OPT_NON_STR_KEYS)"
+        ))
+    }
+}
+
+#[cold]
+pub fn sort_non_str_keys() -> PyErr {
+    MsgpackEncodeError::new_err("OPT_SORT_KEYS can only sort str keys")
+}
+
+#[cold]
+pub fn changed_size(what: &str) -> PyErr {
+    MsgpackEncodeError::new_err(format!("{what} changed size while it was being packed"))
+}
+
+#[cold]
+pub fn memoryview_not_contiguous(cause: PyErr) -> PyErr {
+    with_cause(
+        MsgpackEncodeError::new_err("memoryview is not C-contiguous"),
+        cause,
+    )
+}

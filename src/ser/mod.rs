@@ -1,0 +1,43 @@
+//! Python objects to an [`Emitter`]: classify each object once, then one dispatch.
+
+pub mod dispatch;
+pub mod error;
+pub mod obtype;
+mod per_type;
+pub mod state;
+
+use pyo3::prelude::*;
+
+use crate::emit::MsgpackEmitter;
+use crate::ffi::{BytesWriter, Obj, TypePtr};
+use crate::opt::Opt;
+use state::State;
+
+/// What stays the same for a whole call: the user's `default` and type pointers looked up once.
+pub struct Ctx {
+    pub default: Option<Obj>,
+    pub ext_type: TypePtr,
+}
+
+/// Initial capacity of the output; it doubles as needed and is trimmed at the end.
+const INITIAL_CAPACITY: usize = 1024;
+
+/// Packs `obj` as MessagePack into a new `bytes` object.
+pub fn packb<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cx = Ctx {
+        default: default.map(|d| d.as_ptr()),
+        ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
+    };
+    // SAFETY: the GIL is held for the whole call (`py`).
+    let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };
+    let mut emitter = MsgpackEmitter::new(writer);
+    dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
+    let bytes = emitter.into_writer().finish()?;
+    // SAFETY: `finish` hands over a strong reference to a complete bytes object.
+    Ok(unsafe { Bound::from_owned_ptr(py, bytes) })
+}

@@ -1,0 +1,24 @@
+use pyo3::PyResult;
+
+use crate::emit::Emitter;
+use crate::ffi::{self, Obj};
+use crate::ser::state::State;
+use crate::ser::{dispatch, error, Ctx};
+
+/// Hands `obj` to the user's `default` and packs what it returns; without `default`, an error.
+///
+/// # Safety
+/// `obj` is live; the GIL is held.
+#[inline(never)]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    let Some(default) = cx.default else {
+        // SAFETY: forwarded from the caller.
+        return Err(unsafe { error::unsupported(obj) });
+    };
+    let st = st.enter_default()?;
+    // SAFETY: `default` is kept alive by the caller of packb, `obj` by the caller.
+    let replacement = unsafe { ffi::call1(default, obj) }
+        // SAFETY: forwarded from the caller.
+        .map_err(|cause| unsafe { error::default_failed(obj, cause) })?;
+    dispatch::write(replacement.as_ptr(), st, cx, e)
+}

@@ -1,0 +1,117 @@
+use pyo3::PyResult;
+
+use crate::emit::Emitter;
+use crate::ffi::{self, DictIter, Obj, Owned};
+use crate::opt;
+use crate::ser::state::State;
+use crate::ser::{dispatch, error, per_type, Ctx};
+
+/// A `dict` (or subclass) as a map, in insertion order or, with `OPT_SORT_KEYS`, by key.
+///
+/// The dict is held for the duration; if Python code run from `default` changes its size, that
+/// is an error (the map header has already been written).
+///
+/// # Safety
+/// `obj` is a live dict; the GIL is held.
+#[inline]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    let st = st.enter_container()?;
+    // SAFETY: forwarded from the caller.
+    let _hold = unsafe { ffi::hold(obj) };
+    // SAFETY: as above.
+    let len = unsafe { ffi::dict_len(obj) };
+    if st.has(opt::SORT_KEYS) && len > 1 {
+        // SAFETY: as above.
+        return unsafe { write_sorted(obj, len, st, cx, e) };
+    }
+    e.map_begin(len)?;
+    let mut n = 0;
+    // SAFETY: the dict is held by `_hold` while iterating.
+    for (key, value) in unsafe { DictIter::new(obj) } {
+        if n == len {
+            return Err(error::changed_size("dict"));
+        }
+        e.map_key(n)?;
+        // SAFETY: keys are live while the dict holds them; writing a key runs no Python code.
+        unsafe { per_type::key::write(key, st, e)? };
+        e.map_value()?;
+        dispatch::write(value, st, cx, e)?;
+        n += 1;
+    }
+    // SAFETY: as above.
+    if n != len || unsafe { ffi::dict_len(obj) } != len {
+        return Err(error::changed_size("dict"));
+    }
+    e.map_end()
+}
+
+/// One entry to sort: the key's UTF-8 (borrowed from `key`, or from `replaced` when lone
+/// surrogates were replaced), with key and value held.
+struct Entry<'a> {
+    utf8: &'a [u8],
+    _key: Owned,
+    _replaced: Option<Owned>,
+    value: Owned,
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn write_sorted<E: Emitter>(
+    obj: Obj,
+    len: usize,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> PyResult<()> {
+    let mut entries = Vec::with_capacity(len);
+    // SAFETY: the caller holds the dict; every entry holds its key and value, so Python code
+    // run while values are written cannot free the strings the sorted slices point into.
+    unsafe {
+        for (key, value) in DictIter::new(obj) {
+            let ty = ffi::type_of(key);
+            let is_str = ty == ffi::str_type()
+                || (st.has(opt::NON_STR_KEYS)
+                    && ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS));
+            if !is_str {
+                return Err(if st.has(opt::NON_STR_KEYS) {
+                    error::sort_non_str_keys()
+                } else {
+                    error::bad_key(key, false)
+                });
+            }
+            let key = Owned::from_borrowed(key);
+            let (utf8, replaced) = match ffi::str_utf8(key.as_ptr()) {
+                Some(utf8) => (utf8, None),
+                None => {
+                    let cause = ffi::fetch_error();
+                    if !st.has(opt::REPLACE_SURROGATES) {
+                        return Err(error::surrogates(cause));
+                    }
+                    let replaced =
+                        ffi::str_utf8_replacing(key.as_ptr()).ok_or_else(ffi::fetch_error)?;
+                    (ffi::bytes_data(replaced.as_ptr()), Some(replaced))
+                }
+            };
+            let value = Owned::from_borrowed(value);
+            entries.push(Entry {
+                utf8,
+                _key: key,
+                _replaced: replaced,
+                value,
+            });
+        }
+        if entries.len() != len {
+            return Err(error::changed_size("dict"));
+        }
+        // UTF-8 byte order is code point order.
+        entries.sort_unstable_by_key(|entry| entry.utf8);
+        e.map_begin(len)?;
+        for (i, entry) in entries.iter().enumerate() {
+            e.map_key(i)?;
+            e.str(entry.utf8)?;
+            e.map_value()?;
+            dispatch::write(entry.value.as_ptr(), st, cx, e)?;
+        }
+    }
+    e.map_end()
+}

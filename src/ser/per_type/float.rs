@@ -1,0 +1,14 @@
+use pyo3::PyResult;
+
+use crate::emit::Emitter;
+use crate::ffi::{float_value, Obj};
+
+/// A `float` (or subclass) as float64, bit for bit (NaN, infinities and -0.0 kept).
+///
+/// # Safety
+/// `obj` is a live float.
+#[inline(always)]
+pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
+    // SAFETY: forwarded from the caller.
+    e.float(unsafe { float_value(obj) })
+}

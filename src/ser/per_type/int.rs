@@ -1,0 +1,32 @@
+use pyo3::PyResult;
+
+use crate::emit::Emitter;
+use crate::ffi::{int_value, IntValue, Obj};
+use crate::opt;
+use crate::ser::state::State;
+use crate::ser::{error, per_type, Ctx};
+
+/// An `int` (or subclass) in its shortest form; outside 64 bits an error, or `default` with
+/// `OPT_PASSTHROUGH_BIG_INT`.
+///
+/// # Safety
+/// `obj` is a live int; the GIL is held.
+#[inline(always)]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    // SAFETY: forwarded from the caller.
+    match unsafe { int_value(obj) } {
+        IntValue::I64(v) => e.int(v),
+        IntValue::U64(v) => e.uint(v),
+        // SAFETY: forwarded from the caller.
+        IntValue::Big => unsafe { write_big(obj, st, cx, e) },
+    }
+}
+
+#[cold]
+unsafe fn write_big<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    if st.has(opt::PASSTHROUGH_BIG_INT) && cx.default.is_some() {
+        // SAFETY: forwarded from the caller.
+        return unsafe { per_type::default::write(obj, st, cx, e) };
+    }
+    Err(error::int_too_big())
+}

@@ -1,0 +1,62 @@
+//! Dict keys: `str`, or with `OPT_NON_STR_KEYS` also None, bool, int, float, bytes, str
+//! subclasses and tuples of these, written as the MessagePack values they are.
+
+use pyo3::PyResult;
+
+use crate::emit::Emitter;
+use crate::ffi::{self, int_value, IntValue, Obj};
+use crate::opt;
+use crate::ser::state::State;
+use crate::ser::{error, per_type};
+
+/// # Safety
+/// `key` is live; the GIL is held.
+#[inline(always)]
+pub unsafe fn write<E: Emitter>(key: Obj, st: State, e: &mut E) -> PyResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if ffi::type_of(key) == ffi::str_type() {
+            return per_type::str::write(key, st, e);
+        }
+        if !st.has(opt::NON_STR_KEYS) {
+            return Err(error::bad_key(key, false));
+        }
+        write_non_str(key, st, e)
+    }
+}
+
+#[inline(never)]
+unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, e: &mut E) -> PyResult<()> {
+    // SAFETY: forwarded from the caller; each branch reads `key` as the type it was checked to be.
+    unsafe {
+        let ty = ffi::type_of(key);
+        if key == ffi::none() {
+            e.nil()
+        } else if ty == ffi::bool_type() {
+            e.bool(key == ffi::true_obj())
+        } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
+            per_type::str::write(key, st, e)
+        } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_LONG_SUBCLASS) {
+            match int_value(key) {
+                IntValue::I64(v) => e.int(v),
+                IntValue::U64(v) => e.uint(v),
+                IntValue::Big => Err(error::int_too_big()),
+            }
+        } else if ffi::is_subtype(ty, ffi::float_type()) {
+            e.float(ffi::float_value(key))
+        } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_BYTES_SUBCLASS) {
+            e.bin(ffi::bytes_data(key))
+        } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_TUPLE_SUBCLASS) {
+            let st = st.enter_container()?;
+            let items = ffi::tuple_items(key);
+            e.array_begin(items.len())?;
+            for (i, &item) in items.iter().enumerate() {
+                e.array_item(i)?;
+                write_non_str(item, st, e)?;
+            }
+            e.array_end()
+        } else {
+            Err(error::bad_key(key, true))
+        }
+    }
+}

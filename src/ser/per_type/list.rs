@@ -1,0 +1,56 @@
+use pyo3::PyResult;
+
+use crate::emit::Emitter;
+use crate::ffi::{self, Obj};
+use crate::ser::state::State;
+use crate::ser::{dispatch, error, Ctx};
+
+/// A `list` (or subclass) as an array.
+///
+/// The list is held for the duration, and its length is read again before each item, so
+/// Python code run from `default` can neither free it nor make us read past its end; a change
+/// of length is an error (the array header has already been written).
+///
+/// # Safety
+/// `obj` is a live list; the GIL is held.
+#[inline]
+pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    let st = st.enter_container()?;
+    // SAFETY: forwarded from the caller.
+    let _hold = unsafe { ffi::hold(obj) };
+    // SAFETY: forwarded from the caller.
+    let len = unsafe { ffi::var_size(obj) };
+    e.array_begin(len)?;
+    for i in 0..len {
+        // SAFETY: forwarded from the caller; `list_get` bounds-checks against the live length.
+        let Some(item) = (unsafe { ffi::list_get(obj, i) }) else {
+            return Err(error::changed_size("list"));
+        };
+        e.array_item(i)?;
+        dispatch::write(item, st, cx, e)?;
+    }
+    // SAFETY: forwarded from the caller.
+    if unsafe { ffi::var_size(obj) } != len {
+        return Err(error::changed_size("list"));
+    }
+    e.array_end()
+}
+
+/// A `tuple` as an array.
+///
+/// # Safety
+/// `obj` is a live tuple; the GIL is held.
+#[inline]
+pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+    let st = st.enter_container()?;
+    // SAFETY: forwarded from the caller; holding the tuple keeps its (immutable) items alive.
+    let _hold = unsafe { ffi::hold(obj) };
+    // SAFETY: as above.
+    let items = unsafe { ffi::tuple_items(obj) };
+    e.array_begin(items.len())?;
+    for (i, &item) in items.iter().enumerate() {
+        e.array_item(i)?;
+        dispatch::write(item, st, cx, e)?;
+    }
+    e.array_end()
+}

@@ -1,0 +1,12 @@
+//! One file per Python type. Each `write` is `unsafe`: the caller passes a live object of the
+//! type its name says (checked by `classify`) and holds the GIL.
+
+pub mod bytes;
+pub mod default;
+pub mod dict;
+pub mod ext;
+pub mod float;
+pub mod int;
+pub mod key;
+pub mod list;
+pub mod str;

@@ -1,0 +1,90 @@
+//! Per-call options and nesting depths, in one `Copy` word passed down by value.
+
+use pyo3::PyResult;
+
+use super::error;
+use crate::opt::Opt;
+
+/// Containers nested deeper than this are refused (this is also how a cycle ends).
+pub const MAX_DEPTH: u64 = 254;
+/// Nested calls of `default` deeper than this are refused.
+pub const MAX_DEFAULT_DEPTH: u64 = 254;
+
+const DEPTH_SHIFT: u32 = 32;
+const DEFAULT_SHIFT: u32 = 48;
+const FIELD: u64 = 0xffff;
+
+/// Bits 0-31: options; 32-47: open containers; 48-63: nested `default` calls.
+#[derive(Clone, Copy)]
+pub struct State(u64);
+
+impl State {
+    #[inline(always)]
+    pub fn new(opts: Opt) -> State {
+        State(opts as u64)
+    }
+
+    #[inline(always)]
+    pub fn opts(self) -> Opt {
+        self.0 as Opt
+    }
+
+    #[inline(always)]
+    pub fn has(self, opt: Opt) -> bool {
+        self.opts() & opt != 0
+    }
+
+    #[inline(always)]
+    fn depth(self) -> u64 {
+        (self.0 >> DEPTH_SHIFT) & FIELD
+    }
+
+    #[inline(always)]
+    fn default_depth(self) -> u64 {
+        (self.0 >> DEFAULT_SHIFT) & FIELD
+    }
+
+    /// The state inside one more container.
+    #[inline(always)]
+    pub fn enter_container(self) -> PyResult<State> {
+        if self.depth() >= MAX_DEPTH {
+            return Err(error::too_deep());
+        }
+        Ok(State(self.0 + (1 << DEPTH_SHIFT)))
+    }
+
+    /// The state for packing what one more nested `default` call returned.
+    #[inline]
+    pub fn enter_default(self) -> PyResult<State> {
+        if self.default_depth() >= MAX_DEFAULT_DEPTH {
+            return Err(error::default_too_deep());
+        }
+        Ok(State(self.0 + (1 << DEFAULT_SHIFT)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths_do_not_disturb_options() {
+        pyo3::Python::initialize();
+        let mut s = State::new(0xdead_beef);
+        for _ in 0..MAX_DEPTH {
+            s = s
+                .enter_container()
+                .unwrap_or_else(|_| panic!("depth below the limit"));
+        }
+        for _ in 0..MAX_DEFAULT_DEPTH {
+            s = s
+                .enter_default()
+                .unwrap_or_else(|_| panic!("depth below the limit"));
+        }
+        assert_eq!(s.opts(), 0xdead_beef);
+        assert_eq!(s.depth(), MAX_DEPTH);
+        assert_eq!(s.default_depth(), MAX_DEFAULT_DEPTH);
+        assert!(s.enter_container().is_err());
+        assert!(s.enter_default().is_err());
+    }
+}
