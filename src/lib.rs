@@ -6,6 +6,7 @@
 
 mod de;
 mod emit;
+mod error;
 mod exc;
 mod ext;
 mod ffi;

@@ -217,20 +217,30 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// A string's bytes, checked to be valid UTF-8; `true` when they are all ASCII.
     #[inline(always)]
-    fn utf8(&mut self, n: usize, start: usize) -> DeResult<&'a [u8]> {
+    fn utf8(&mut self, n: usize, start: usize) -> DeResult<(&'a [u8], bool)> {
         let bytes = self.take(n, "str", start)?;
+        if bytes.is_ascii() {
+            return Ok((bytes, true));
+        }
         if simdutf8::basic::from_utf8(bytes).is_err() {
             return Err(DeError::input(Kind::InvalidUtf8, start));
         }
-        Ok(bytes)
+        Ok((bytes, false))
     }
 
     #[inline(always)]
     fn str(&mut self, n: usize, start: usize) -> DeResult<Owned> {
-        let bytes = self.utf8(n, start)?;
-        // SAFETY: `bytes` is valid UTF-8 and we are attached.
-        made(unsafe { ffi::new_str(bytes) })
+        let (bytes, ascii) = self.utf8(n, start)?;
+        // SAFETY: `bytes` is valid UTF-8 (ASCII when `ascii`) and we are attached.
+        made(unsafe {
+            if ascii {
+                ffi::new_ascii_str(bytes)
+            } else {
+                ffi::new_non_ascii_str(bytes)
+            }
+        })
     }
 
     #[inline]
@@ -320,7 +330,7 @@ impl<'a> Decoder<'a> {
             }
             _ => return self.non_str_key(marker, depth, start),
         };
-        let bytes = self.utf8(n, start)?;
+        let (bytes, _) = self.utf8(n, start)?;
         // SAFETY: `bytes` is valid UTF-8 and we are attached.
         unsafe {
             match self.keys.as_deref_mut() {

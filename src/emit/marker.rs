@@ -2,6 +2,7 @@
 //! Pure Rust, no Python, so it is unit-tested on its own.
 
 /// Up to 9 header bytes (a uint64 or float64 is the longest: marker plus 8 bytes).
+#[allow(clippy::len_without_is_empty)]
 #[derive(Clone, Copy)]
 pub struct Header {
     bytes: [u8; 9],
@@ -33,6 +34,17 @@ impl Header {
     #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len as usize]
+    }
+
+    /// All 9 bytes, of which the first [`Header::len`] are the header.
+    #[inline(always)]
+    pub fn block(&self) -> &[u8; 9] {
+        &self.bytes
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len as usize
     }
 }
 

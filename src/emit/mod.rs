@@ -6,46 +6,46 @@ mod msgpack;
 
 pub use msgpack::MsgpackEmitter;
 
-use pyo3::PyResult;
+use crate::error::Res;
 
 /// What the dispatch tree can write. Container headers carry their length up front (MessagePack
 /// needs it); the `*_item`/`*_end` hooks mark the boundaries a text format needs for separators
 /// and are free for MessagePack.
 pub trait Emitter {
-    fn nil(&mut self) -> PyResult<()>;
-    fn bool(&mut self, v: bool) -> PyResult<()>;
-    fn int(&mut self, v: i64) -> PyResult<()>;
-    fn uint(&mut self, v: u64) -> PyResult<()>;
-    fn float(&mut self, v: f64) -> PyResult<()>;
+    fn nil(&mut self) -> Res;
+    fn bool(&mut self, v: bool) -> Res;
+    fn int(&mut self, v: i64) -> Res;
+    fn uint(&mut self, v: u64) -> Res;
+    fn float(&mut self, v: f64) -> Res;
     /// A string, already valid UTF-8.
-    fn str(&mut self, utf8: &[u8]) -> PyResult<()>;
-    fn bin(&mut self, data: &[u8]) -> PyResult<()>;
-    fn ext(&mut self, tag: i8, data: &[u8]) -> PyResult<()>;
+    fn str(&mut self, utf8: &[u8]) -> Res;
+    fn bin(&mut self, data: &[u8]) -> Res;
+    fn ext(&mut self, tag: i8, data: &[u8]) -> Res;
 
-    fn array_begin(&mut self, len: usize) -> PyResult<()>;
+    fn array_begin(&mut self, len: usize) -> Res;
     /// Before the array item at `index`.
     #[inline(always)]
-    fn array_item(&mut self, _index: usize) -> PyResult<()> {
+    fn array_item(&mut self, _index: usize) -> Res {
         Ok(())
     }
     #[inline(always)]
-    fn array_end(&mut self) -> PyResult<()> {
+    fn array_end(&mut self) -> Res {
         Ok(())
     }
 
-    fn map_begin(&mut self, len: usize) -> PyResult<()>;
+    fn map_begin(&mut self, len: usize) -> Res;
     /// Before the key of the map entry at `index`.
     #[inline(always)]
-    fn map_key(&mut self, _index: usize) -> PyResult<()> {
+    fn map_key(&mut self, _index: usize) -> Res {
         Ok(())
     }
     /// Between a key and its value.
     #[inline(always)]
-    fn map_value(&mut self) -> PyResult<()> {
+    fn map_value(&mut self) -> Res {
         Ok(())
     }
     #[inline(always)]
-    fn map_end(&mut self) -> PyResult<()> {
+    fn map_end(&mut self) -> Res {
         Ok(())
     }
 }

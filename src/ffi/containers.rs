@@ -53,8 +53,9 @@ pub unsafe fn tuple_items<'a>(tuple: Obj) -> &'a [Obj] {
 /// `dict` is a live dict.
 #[inline(always)]
 pub unsafe fn dict_len(dict: Obj) -> usize {
-    // SAFETY: the caller guarantees a live dict.
-    unsafe { ffi::PyDict_Size(dict) as usize }
+    // SAFETY: the caller guarantees a live dict (or subclass), whose struct starts with the
+    // `PyDictObject` fields; `ma_used` is its number of entries.
+    unsafe { (*(dict as *mut ffi::PyDictObject)).ma_used as usize }
 }
 
 /// Iterates a dict's entries in insertion order, as borrowed (key, value) pairs.

@@ -1,7 +1,5 @@
 //! Python `str` to UTF-8, and UTF-8 to `str`.
 
-use std::os::raw::c_char;
-
 use pyo3::ffi;
 
 use super::{Obj, Owned};
@@ -58,26 +56,109 @@ pub unsafe fn str_utf8_replacing(obj: Obj) -> Option<Owned> {
     }
 }
 
+/// A new `str` from ASCII bytes.
+///
+/// # Safety
+/// `ascii` holds only ASCII bytes and the GIL is held.
+#[inline(always)]
+pub unsafe fn new_ascii_str(ascii: &[u8]) -> Option<Owned> {
+    // SAFETY: a 1-byte-kind string of `len` characters has exactly `len` bytes of storage.
+    unsafe {
+        let obj = Owned::from_new(ffi::PyUnicode_New(ascii.len() as ffi::Py_ssize_t, 127))?;
+        let dst = ffi::PyUnicode_DATA(obj.as_ptr()) as *mut u8;
+        std::ptr::copy_nonoverlapping(ascii.as_ptr(), dst, ascii.len());
+        Some(obj)
+    }
+}
+
 /// A new `str` from bytes already checked to be valid UTF-8.
 ///
 /// # Safety
 /// `utf8` is valid UTF-8 and the GIL is held.
 #[inline(always)]
 pub unsafe fn new_str(utf8: &[u8]) -> Option<Owned> {
-    // SAFETY: for ASCII input a 1-byte-kind string of the same length is allocated and filled;
-    // its storage is exactly `len` bytes. Other input goes through CPython's own decoder.
+    // SAFETY: forwarded from the caller.
     unsafe {
         if utf8.is_ascii() {
-            let obj = Owned::from_new(ffi::PyUnicode_New(utf8.len() as ffi::Py_ssize_t, 127))?;
-            let dst = ffi::PyUnicode_DATA(obj.as_ptr()) as *mut u8;
-            std::ptr::copy_nonoverlapping(utf8.as_ptr(), dst, utf8.len());
-            Some(obj)
+            new_ascii_str(utf8)
         } else {
-            Owned::from_new(ffi::PyUnicode_DecodeUTF8(
-                utf8.as_ptr() as *const c_char,
-                utf8.len() as ffi::Py_ssize_t,
-                std::ptr::null(),
-            ))
+            new_non_ascii_str(utf8)
+        }
+    }
+}
+
+/// Decodes valid UTF-8 straight into the narrowest storage CPython uses for it (1, 2 or 4
+/// bytes a character), in two passes: one to size it, one to fill it.
+///
+/// # Safety
+/// `utf8` is valid UTF-8 and the GIL is held.
+#[inline(never)]
+pub unsafe fn new_non_ascii_str(utf8: &[u8]) -> Option<Owned> {
+    let mut chars = 0usize;
+    let mut widest_lead = 0u8;
+    for &b in utf8 {
+        // Every byte that is not a continuation byte (10xxxxxx) starts a character.
+        chars += ((b as i8) >= -0x40) as usize;
+        widest_lead = widest_lead.max(b);
+    }
+    // The widest lead byte bounds the largest code point: 0xf0.. needs 4-byte storage,
+    // 0xc4.. (U+0100 and up) 2-byte storage, and 0xc2/0xc3 (U+0080..U+00FF) fits in 1 byte.
+    let maxchar: u32 = match widest_lead {
+        0xf0.. => 0x10ffff,
+        0xc4.. => 0xffff,
+        _ => 0xff,
+    };
+    // SAFETY: the string is allocated with `chars` slots of the kind `maxchar` selects, and
+    // `decode_into` writes exactly one slot per character of valid UTF-8.
+    unsafe {
+        let obj = Owned::from_new(ffi::PyUnicode_New(chars as ffi::Py_ssize_t, maxchar))?;
+        let data = ffi::PyUnicode_DATA(obj.as_ptr());
+        match maxchar {
+            0xff => decode_into(utf8, data as *mut u8),
+            0xffff => decode_into(utf8, data as *mut u16),
+            _ => decode_into(utf8, data as *mut u32),
+        }
+        Some(obj)
+    }
+}
+
+/// Writes each code point of valid UTF-8 into `dst`, one `T` per character.
+///
+/// # Safety
+/// `utf8` is valid UTF-8, `dst` has room for one `T` per character, and every code point
+/// fits in `T`.
+#[inline(always)]
+unsafe fn decode_into<T: TryFrom<u32>>(utf8: &[u8], dst: *mut T) {
+    let mut i = 0;
+    let mut out = dst;
+    let n = utf8.len();
+    // SAFETY: valid UTF-8 guarantees each lead byte is followed by its continuation bytes,
+    // so every index read is below `n`; the caller sized `dst`.
+    unsafe {
+        while i < n {
+            let b0 = *utf8.get_unchecked(i) as u32;
+            let (cp, width) = if b0 < 0x80 {
+                (b0, 1)
+            } else if b0 < 0xe0 {
+                let b1 = *utf8.get_unchecked(i + 1) as u32;
+                (((b0 & 0x1f) << 6) | (b1 & 0x3f), 2)
+            } else if b0 < 0xf0 {
+                let b1 = *utf8.get_unchecked(i + 1) as u32;
+                let b2 = *utf8.get_unchecked(i + 2) as u32;
+                (((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f), 3)
+            } else {
+                let b1 = *utf8.get_unchecked(i + 1) as u32;
+                let b2 = *utf8.get_unchecked(i + 2) as u32;
+                let b3 = *utf8.get_unchecked(i + 3) as u32;
+                let cp =
+                    ((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f);
+                (cp, 4)
+            };
+            if let Ok(unit) = T::try_from(cp) {
+                out.write(unit);
+            }
+            out = out.add(1);
+            i += width;
         }
     }
 }

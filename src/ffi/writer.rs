@@ -2,9 +2,9 @@
 
 use std::os::raw::c_int;
 
+use crate::error::{Error, Res};
 use pyo3::ffi;
 use pyo3::PyErr;
-use pyo3::PyResult;
 
 use super::Obj;
 
@@ -24,7 +24,7 @@ pub struct BytesWriter {
 impl BytesWriter {
     /// # Safety
     /// The GIL is held.
-    pub unsafe fn with_capacity(cap: usize) -> PyResult<BytesWriter> {
+    pub unsafe fn with_capacity(cap: usize) -> Res<BytesWriter> {
         // SAFETY: a null source asks CPython for an uninitialised bytes object of `cap` bytes.
         let obj =
             unsafe { ffi::PyBytes_FromStringAndSize(std::ptr::null(), cap as ffi::Py_ssize_t) };
@@ -36,7 +36,7 @@ impl BytesWriter {
 
     /// Ensures room for `extra` more bytes.
     #[inline(always)]
-    pub fn reserve(&mut self, extra: usize) -> PyResult<()> {
+    pub fn reserve(&mut self, extra: usize) -> Res {
         if self.cap - self.len < extra {
             self.grow(extra)?;
         }
@@ -45,7 +45,7 @@ impl BytesWriter {
 
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, extra: usize) -> PyResult<()> {
+    fn grow(&mut self, extra: usize) -> Res {
         let need = self.len.checked_add(extra).ok_or_else(fetch_memory_error)?;
         let new_cap = need.max(self.cap.saturating_mul(2)).max(64);
         // SAFETY: `self.obj` is our exclusively owned bytes object (refcount 1, never shared);
@@ -70,23 +70,61 @@ impl BytesWriter {
 
     /// Appends bytes for which room was reserved.
     ///
+    /// Short copies (most keys and strings) are done with fixed-size moves instead of a call
+    /// to `memcpy`.
+    ///
     /// # Safety
     /// A prior `reserve` guaranteed room for `bytes.len()` more bytes.
     #[inline(always)]
     pub unsafe fn put_unchecked(&mut self, bytes: &[u8]) {
         debug_assert!(self.cap - self.len >= bytes.len());
-        // SAFETY: the caller reserved room; source and destination cannot overlap (the
-        // destination is our private buffer).
+        let n = bytes.len();
+        let src = bytes.as_ptr();
+        // SAFETY: the caller reserved room for `n` bytes at `dst`; every read below stays
+        // within `src[..n]` (the two moves of each size class overlap rather than overrun),
+        // and the destination is our private buffer, so nothing overlaps.
         unsafe {
             let dst = self.data().add(self.len);
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+            if n >= 16 {
+                std::ptr::copy_nonoverlapping(src, dst, n);
+            } else if n >= 8 {
+                let head = src.cast::<u64>().read_unaligned();
+                let tail = src.add(n - 8).cast::<u64>().read_unaligned();
+                dst.cast::<u64>().write_unaligned(head);
+                dst.add(n - 8).cast::<u64>().write_unaligned(tail);
+            } else if n >= 4 {
+                let head = src.cast::<u32>().read_unaligned();
+                let tail = src.add(n - 4).cast::<u32>().read_unaligned();
+                dst.cast::<u32>().write_unaligned(head);
+                dst.add(n - 4).cast::<u32>().write_unaligned(tail);
+            } else if n > 0 {
+                *dst = *src;
+                *dst.add(n / 2) = *src.add(n / 2);
+                *dst.add(n - 1) = *src.add(n - 1);
+            }
         }
-        self.len += bytes.len();
+        self.len += n;
+    }
+
+    /// Appends the first `len` bytes of `block`, writing all of it (the rest is overwritten
+    /// by what comes next): a fixed-size move instead of a variable-length copy.
+    ///
+    /// # Safety
+    /// A prior `reserve` guaranteed room for `N` more bytes, and `len <= N`.
+    #[inline(always)]
+    pub unsafe fn put_block<const N: usize>(&mut self, block: &[u8; N], len: usize) {
+        debug_assert!(self.cap - self.len >= N && len <= N);
+        // SAFETY: the caller reserved `N` bytes.
+        unsafe {
+            let dst = self.data().add(self.len);
+            dst.cast::<[u8; N]>().write_unaligned(*block);
+        }
+        self.len += len;
     }
 
     /// Appends bytes, growing as needed.
     #[inline(always)]
-    pub fn put(&mut self, bytes: &[u8]) -> PyResult<()> {
+    pub fn put(&mut self, bytes: &[u8]) -> Res {
         self.reserve(bytes.len())?;
         // SAFETY: room was just reserved.
         unsafe { self.put_unchecked(bytes) };
@@ -94,7 +132,7 @@ impl BytesWriter {
     }
 
     /// Shrinks the object to the bytes written and hands over the reference.
-    pub fn finish(mut self) -> PyResult<Obj> {
+    pub fn finish(mut self) -> Res<Obj> {
         if self.len != self.cap {
             // SAFETY: as in `grow`; shrinking keeps the first `len` bytes.
             let rc = unsafe { _PyBytes_Resize(&mut self.obj, self.len as ffi::Py_ssize_t) };
@@ -119,9 +157,11 @@ impl Drop for BytesWriter {
 }
 
 #[cold]
-fn fetch_memory_error() -> PyErr {
+fn fetch_memory_error() -> Error {
     // SAFETY: only reads and clears the current thread's error indicator; the GIL is held by
     // every caller of the writer.
     let py = unsafe { pyo3::Python::assume_attached() };
-    PyErr::take(py).unwrap_or_else(|| pyo3::exceptions::PyMemoryError::new_err("out of memory"))
+    PyErr::take(py)
+        .unwrap_or_else(|| pyo3::exceptions::PyMemoryError::new_err("out of memory"))
+        .into()
 }

@@ -1,6 +1,6 @@
 //! The one dispatch: every value, at any depth, is written through [`write`].
 
-use pyo3::PyResult;
+use crate::error::Res;
 
 use super::obtype::{classify, ObType};
 use super::per_type;
@@ -15,7 +15,7 @@ use crate::ffi::Obj;
 /// the GIL must be held: every object reaching here comes from the Python call or from a
 /// container held by the serializer.
 #[inline]
-pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: see the function's contract; each per-type writer relies on `classify` having
     // checked the object's type.
     unsafe {

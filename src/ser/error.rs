@@ -2,27 +2,30 @@
 
 use pyo3::prelude::*;
 
+use crate::error::Error;
 use crate::exc::MsgpackEncodeError;
 use crate::ffi::{type_name, Obj};
 use crate::ser::state::{MAX_DEFAULT_DEPTH, MAX_DEPTH};
 
 #[cold]
-pub fn too_long(what: &str) -> PyErr {
-    MsgpackEncodeError::new_err(format!("{what} is too long for MessagePack (over 2**32-1)"))
+pub fn too_long(what: &str) -> Error {
+    MsgpackEncodeError::new_err(format!("{what} is too long for MessagePack (over 2**32-1)")).into()
 }
 
 #[cold]
-pub fn too_deep() -> PyErr {
+pub fn too_deep() -> Error {
     MsgpackEncodeError::new_err(format!(
         "containers nested deeper than {MAX_DEPTH} levels (or a circular reference)"
     ))
+    .into()
 }
 
 #[cold]
-pub fn default_too_deep() -> PyErr {
+pub fn default_too_deep() -> Error {
     MsgpackEncodeError::new_err(format!(
         "default called recursively more than {MAX_DEFAULT_DEPTH} times"
     ))
+    .into()
 }
 
 /// An object of a type nothing handles.
@@ -30,10 +33,10 @@ pub fn default_too_deep() -> PyErr {
 /// # Safety
 /// `obj` is live and the GIL is held.
 #[cold]
-pub unsafe fn unsupported(obj: Obj) -> PyErr {
+pub unsafe fn unsupported(obj: Obj) -> Error {
     // SAFETY: forwarded from the caller.
     let name = unsafe { type_name(obj) };
-    MsgpackEncodeError::new_err(format!("Type is not MessagePack serializable: {name}"))
+    MsgpackEncodeError::new_err(format!("Type is not MessagePack serializable: {name}")).into()
 }
 
 /// `default` raised: a MessagePack error whose `__cause__` is what it raised.
@@ -41,11 +44,11 @@ pub unsafe fn unsupported(obj: Obj) -> PyErr {
 /// # Safety
 /// `obj` is live and the GIL is held.
 #[cold]
-pub unsafe fn default_failed(obj: Obj, cause: PyErr) -> PyErr {
+pub unsafe fn default_failed(obj: Obj, cause: PyErr) -> Error {
     // SAFETY: forwarded from the caller.
     let name = unsafe { type_name(obj) };
     let err = MsgpackEncodeError::new_err(format!("default raised an exception for type {name}"));
-    with_cause(err, cause)
+    with_cause(err, cause).into()
 }
 
 #[cold]
@@ -57,18 +60,19 @@ pub fn with_cause(err: PyErr, cause: PyErr) -> PyErr {
 }
 
 #[cold]
-pub fn int_too_big() -> PyErr {
-    MsgpackEncodeError::new_err("int out of range for MessagePack (-2**63 to 2**64-1)")
+pub fn int_too_big() -> Error {
+    MsgpackEncodeError::new_err("int out of range for MessagePack (-2**63 to 2**64-1)").into()
 }
 
 #[cold]
-pub fn surrogates(cause: PyErr) -> PyErr {
+pub fn surrogates(cause: PyErr) -> Error {
     with_cause(
         MsgpackEncodeError::new_err(
             "str is not valid UTF-8: it holds a lone surrogate (see OPT_REPLACE_SURROGATES)",
         ),
         cause,
     )
+    .into()
 }
 
 /// A dict key that the options do not allow.
@@ -76,7 +80,7 @@ pub fn surrogates(cause: PyErr) -> PyErr {
 /// # Safety
 /// `key` is live and the GIL is held.
 #[cold]
-pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> PyErr {
+pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
     // SAFETY: forwarded from the caller.
     let name = unsafe { type_name(key) };
     if non_str_keys {
@@ -84,27 +88,30 @@ pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> PyErr {
             "dict key of type {name} is not supported (OPT_NON_STR_KEYS allows str, None, bool, \
              int, float, bytes and tuples of these)"
         ))
+        .into()
     } else {
         MsgpackEncodeError::new_err(format!(
             "dict key must be str, not {name} (see OPT_NON_STR_KEYS)"
         ))
+        .into()
     }
 }
 
 #[cold]
-pub fn sort_non_str_keys() -> PyErr {
-    MsgpackEncodeError::new_err("OPT_SORT_KEYS can only sort str keys")
+pub fn sort_non_str_keys() -> Error {
+    MsgpackEncodeError::new_err("OPT_SORT_KEYS can only sort str keys").into()
 }
 
 #[cold]
-pub fn changed_size(what: &str) -> PyErr {
-    MsgpackEncodeError::new_err(format!("{what} changed size while it was being packed"))
+pub fn changed_size(what: &str) -> Error {
+    MsgpackEncodeError::new_err(format!("{what} changed size while it was being packed")).into()
 }
 
 #[cold]
-pub fn memoryview_not_contiguous(cause: PyErr) -> PyErr {
+pub fn memoryview_not_contiguous(cause: PyErr) -> Error {
     with_cause(
         MsgpackEncodeError::new_err("memoryview is not C-contiguous"),
         cause,
     )
+    .into()
 }

@@ -1,6 +1,6 @@
 //! Per-call options and nesting depths, in one `Copy` word passed down by value.
 
-use pyo3::PyResult;
+use crate::error::Res;
 
 use super::error;
 use crate::opt::Opt;
@@ -46,7 +46,7 @@ impl State {
 
     /// The state inside one more container.
     #[inline(always)]
-    pub fn enter_container(self) -> PyResult<State> {
+    pub fn enter_container(self) -> Res<State> {
         if self.depth() >= MAX_DEPTH {
             return Err(error::too_deep());
         }
@@ -55,7 +55,7 @@ impl State {
 
     /// The state for packing what one more nested `default` call returned.
     #[inline]
-    pub fn enter_default(self) -> PyResult<State> {
+    pub fn enter_default(self) -> Res<State> {
         if self.default_depth() >= MAX_DEFAULT_DEPTH {
             return Err(error::default_too_deep());
         }

@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, InputBuffer, Obj};
@@ -7,7 +7,7 @@ use crate::ser::error;
 /// # Safety
 /// `obj` is a live bytes object.
 #[inline(always)]
-pub unsafe fn write_bytes<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
+pub unsafe fn write_bytes<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     e.bin(unsafe { ffi::bytes_data(obj) })
 }
@@ -15,7 +15,7 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
 /// # Safety
 /// `obj` is a live bytearray; the emitter runs no Python code while copying.
 #[inline]
-pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
+pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     e.bin(unsafe { ffi::bytearray_data(obj) })
 }
@@ -25,7 +25,7 @@ pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
 /// # Safety
 /// `obj` is a live memoryview; the GIL is held.
 #[inline]
-pub unsafe fn write_memoryview<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
+pub unsafe fn write_memoryview<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller; the export is released when `view` drops.
     let view = unsafe { InputBuffer::export(obj) }.map_err(error::memoryview_not_contiguous)?;
     e.bin(view.as_slice())

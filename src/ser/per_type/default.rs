@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, Obj};
@@ -10,7 +10,7 @@ use crate::ser::{dispatch, error, Ctx};
 /// # Safety
 /// `obj` is live; the GIL is held.
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let Some(default) = cx.default else {
         // SAFETY: forwarded from the caller.
         return Err(unsafe { error::unsupported(obj) });

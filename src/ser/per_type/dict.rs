@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, DictIter, Obj, Owned};
@@ -14,7 +14,7 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// # Safety
 /// `obj` is a live dict; the GIL is held.
 #[inline]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let _hold = unsafe { ffi::hold(obj) };
@@ -56,13 +56,7 @@ struct Entry<'a> {
 
 #[cold]
 #[inline(never)]
-unsafe fn write_sorted<E: Emitter>(
-    obj: Obj,
-    len: usize,
-    st: State,
-    cx: &Ctx,
-    e: &mut E,
-) -> PyResult<()> {
+unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e: &mut E) -> Res {
     let mut entries = Vec::with_capacity(len);
     // SAFETY: the caller holds the dict; every entry holds its key and value, so Python code
     // run while values are written cannot free the strings the sorted slices point into.

@@ -1,5 +1,7 @@
 use pyo3::prelude::*;
 
+use crate::error::Res;
+
 use crate::emit::Emitter;
 use crate::ext::Ext;
 use crate::ffi::Obj;
@@ -9,7 +11,7 @@ use crate::ffi::Obj;
 /// # Safety
 /// `obj` is a live `Ext`; the GIL is held.
 #[inline]
-pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     // SAFETY: the GIL is held and `obj` is an Ext (its type was checked by pointer).
     let (py, ext) = unsafe {
         let py = Python::assume_attached();

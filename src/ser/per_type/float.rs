@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{float_value, Obj};
@@ -8,7 +8,7 @@ use crate::ffi::{float_value, Obj};
 /// # Safety
 /// `obj` is a live float.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     e.float(unsafe { float_value(obj) })
 }

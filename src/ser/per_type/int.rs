@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{int_value, IntValue, Obj};
@@ -12,7 +12,7 @@ use crate::ser::{error, per_type, Ctx};
 /// # Safety
 /// `obj` is a live int; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     match unsafe { int_value(obj) } {
         IntValue::I64(v) => e.int(v),
@@ -23,7 +23,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyR
 }
 
 #[cold]
-unsafe fn write_big<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+unsafe fn write_big<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     if st.has(opt::PASSTHROUGH_BIG_INT) && cx.default.is_some() {
         // SAFETY: forwarded from the caller.
         return unsafe { per_type::default::write(obj, st, cx, e) };

@@ -1,7 +1,7 @@
 //! Dict keys: `str`, or with `OPT_NON_STR_KEYS` also None, bool, int, float, bytes, str
 //! subclasses and tuples of these, written as the MessagePack values they are.
 
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, int_value, IntValue, Obj};
@@ -12,7 +12,7 @@ use crate::ser::{error, per_type};
 /// # Safety
 /// `key` is live; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(key: Obj, st: State, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(key: Obj, st: State, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     unsafe {
         if ffi::type_of(key) == ffi::str_type() {
@@ -26,7 +26,7 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, e: &mut E) -> PyResult<()> 
 }
 
 #[inline(never)]
-unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, e: &mut E) -> PyResult<()> {
+unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller; each branch reads `key` as the type it was checked to be.
     unsafe {
         let ty = ffi::type_of(key);

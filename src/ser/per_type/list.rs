@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, Obj};
@@ -14,7 +14,7 @@ use crate::ser::{dispatch, error, Ctx};
 /// # Safety
 /// `obj` is a live list; the GIL is held.
 #[inline]
-pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let _hold = unsafe { ffi::hold(obj) };
@@ -41,7 +41,7 @@ pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -
 /// # Safety
 /// `obj` is a live tuple; the GIL is held.
 #[inline]
-pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> PyResult<()> {
+pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller; holding the tuple keeps its (immutable) items alive.
     let _hold = unsafe { ffi::hold(obj) };

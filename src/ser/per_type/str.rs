@@ -1,4 +1,4 @@
-use pyo3::PyResult;
+use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, fetch_error, Obj};
@@ -11,7 +11,7 @@ use crate::ser::state::State;
 /// # Safety
 /// `obj` is a live str; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, e: &mut E) -> PyResult<()> {
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     match unsafe { ffi::str_utf8(obj) } {
         Some(utf8) => e.str(utf8),
@@ -22,7 +22,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, e: &mut E) -> PyResult<()> 
 
 /// A string with lone surrogates: an error, or `?` in their place with the option.
 #[cold]
-unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, e: &mut E) -> PyResult<()> {
+unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, e: &mut E) -> Res {
     let cause = fetch_error();
     if !st.has(opt::REPLACE_SURROGATES) {
         return Err(error::surrogates(cause));
