@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Summarise a pytest-benchmark JSON report as one table comparing libraries.
+
+One row per benchmark group (a workload such as "packb-twitter"), one column per library. Each
+cell holds the library's median time per call and, in brackets, its ratio to the reference
+library (fastmsgpack by default): a ratio above 1 means slower than the reference. A last row
+gives the geometric mean of each library's ratios over the workloads it ran.
+
+The library of a benchmark is taken from ``extra_info["library"]``, else from the ``library``
+parameter, else from the benchmark's name.
+
+Usage: scripts/bench_table.py [--markdown] [--stat median] [--reference fastmsgpack] REPORT.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATS = ("median", "min", "mean")
+UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+@dataclass
+class Table:
+    groups: list[str] = field(default_factory=list)
+    libraries: list[str] = field(default_factory=list)
+    # times[group][library] = seconds per call
+    times: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def library_of(bench: dict[str, Any]) -> str:
+    extra = bench.get("extra_info") or {}
+    params = bench.get("params") or {}
+    name = extra.get("library") or params.get("library") or bench.get("name") or "?"
+    return str(name)
+
+
+def load(report: dict[str, Any], stat: str, reference: str) -> Table:
+    table = Table()
+    for bench in report.get("benchmarks", []):
+        stats = bench.get("stats") or {}
+        if stat not in stats:
+            continue
+        group = str(bench.get("group") or bench.get("name") or "?")
+        library = library_of(bench)
+        if group not in table.times:
+            table.groups.append(group)
+            table.times[group] = {}
+        if library not in table.libraries:
+            table.libraries.append(library)
+        table.times[group][library] = float(stats[stat])
+    if reference in table.libraries:
+        table.libraries.remove(reference)
+        table.libraries.insert(0, reference)
+    return table
+
+
+def format_time(seconds: float) -> str:
+    scale, unit = next((u for u in UNITS if seconds >= u[0]), UNITS[-1])
+    value = seconds / scale
+    if value >= 100:
+        return f"{value:.1f} {unit}"
+    if value >= 10:
+        return f"{value:.2f} {unit}"
+    return f"{value:.3f} {unit}"
+
+
+def format_ratio(ratio: float | None) -> str:
+    return "n/a" if ratio is None else f"{ratio:.2f}x"
+
+
+def rows(table: Table, reference: str) -> tuple[list[str], list[list[str]]]:
+    header = ["workload", *table.libraries]
+    body: list[list[str]] = []
+    ratios: dict[str, list[float]] = {lib: [] for lib in table.libraries}
+    for group in table.groups:
+        times = table.times[group]
+        ref = times.get(reference)
+        row = [group]
+        for lib in table.libraries:
+            if lib not in times:
+                row.append("-")
+                continue
+            ratio = times[lib] / ref if ref else None
+            if ratio is not None:
+                ratios[lib].append(ratio)
+            row.append(f"{format_time(times[lib])} ({format_ratio(ratio)})")
+        body.append(row)
+    geomean = ["geometric mean"]
+    for lib in table.libraries:
+        values = ratios[lib]
+        if values:
+            geomean.append(format_ratio(math.exp(sum(map(math.log, values)) / len(values))))
+        else:
+            geomean.append("-")
+    body.append(geomean)
+    return header, body
+
+
+def render_plain(header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (c.rjust(w) for c, w in zip(cells[1:], widths[1:]))
+        return "  ".join([first, *rest]).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in body[:-1]), rule, line(body[-1])])
+
+
+def render_markdown(header: list[str], body: list[list[str]]) -> str:
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(cells) + " |"
+
+    align = ["---", *("---:" for _ in header[1:])]
+    return "\n".join([line(header), line(align), *(line(r) for r in body)])
+
+
+def describe_machine(report: dict[str, Any]) -> str | None:
+    info = report.get("machine_info") or {}
+    parts = []
+    impl = info.get("python_implementation")
+    version = info.get("python_version")
+    if impl or version:
+        parts.append(" ".join(str(p) for p in (impl, version) if p))
+    cpu = (info.get("cpu") or {}).get("brand_raw")
+    if cpu:
+        parts.append(str(cpu))
+    elif info.get("machine"):
+        parts.append(str(info["machine"]))
+    return ", ".join(parts) or None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Compare libraries in a pytest-benchmark JSON report, one row per group."
+    )
+    parser.add_argument("report", type=Path, help="JSON written by pytest --benchmark-json")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument(
+        "--stat", choices=STATS, default="median", help="statistic to compare (default: median)"
+    )
+    parser.add_argument(
+        "--reference",
+        default="fastmsgpack",
+        help="library the ratios are relative to (default: fastmsgpack)",
+    )
+    args = parser.parse_args(argv)
+
+    try:
+        report = json.loads(args.report.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"bench_table: cannot read {args.report}: {exc}", file=sys.stderr)
+        return 1
+    table = load(report, args.stat, args.reference)
+    if not table.groups:
+        print(f"bench_table: no benchmark results in {args.report}", file=sys.stderr)
+        return 1
+
+    header, body = rows(table, args.reference)
+    render = render_markdown if args.markdown else render_plain
+    legend = (
+        f"{args.stat.capitalize()} time per call; in brackets, the ratio to {args.reference}"
+        f" (above 1 = slower than {args.reference})."
+    )
+    machine = describe_machine(report)
+    if args.markdown:
+        print(legend + (f" {machine}." if machine else ""))
+        print()
+        print(render(header, body))
+    else:
+        if machine:
+            print(machine)
+        print(legend)
+        print()
+        print(render(header, body))
+    if args.reference not in table.libraries:
+        print(f"bench_table: no results for {args.reference}; ratios are n/a", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
