@@ -1,9 +1,9 @@
 //! `Ext`: a MessagePack extension value, an application-defined type tag and its payload.
 
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyTuple};
 
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Ext {
@@ -35,10 +35,20 @@ impl Ext {
 #[pymethods]
 impl Ext {
     #[new]
-    fn py_new(tag: i64, data: &Bound<'_, PyAny>) -> PyResult<Ext> {
-        let tag = i8::try_from(tag).map_err(|_| {
-            PyValueError::new_err(format!("Ext tag must be in -128..127, not {tag}"))
-        })?;
+    fn py_new(tag: &Bound<'_, PyAny>, data: &Bound<'_, PyAny>) -> PyResult<Ext> {
+        if !tag.is_instance_of::<PyInt>() {
+            let ty = tag.get_type().name()?;
+            return Err(PyTypeError::new_err(format!(
+                "Ext tag must be an int, not {ty}"
+            )));
+        }
+        let tag = tag
+            .extract::<i64>()
+            .ok()
+            .and_then(|t| i8::try_from(t).ok())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("Ext tag must be in -128..127, not {tag}"))
+            })?;
         let py = data.py();
         let data = if let Ok(b) = data.cast::<PyBytes>() {
             b.clone().unbind()
@@ -47,7 +57,7 @@ impl Ext {
             bytes.cast_into::<PyBytes>()?.unbind()
         } else {
             let ty = data.get_type().name()?;
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            return Err(PyTypeError::new_err(format!(
                 "Ext data must be bytes, bytearray or memoryview, not {ty}"
             )));
         };

@@ -1,6 +1,21 @@
 from collections.abc import Callable
 from typing import Any, final
 
+__all__ = [
+    "OPT_NON_STR_KEYS",
+    "OPT_PASSTHROUGH_BIG_INT",
+    "OPT_PASSTHROUGH_SUBCLASS",
+    "OPT_PASSTHROUGH_TUPLE",
+    "OPT_REPLACE_SURROGATES",
+    "OPT_SORT_KEYS",
+    "Ext",
+    "MsgpackDecodeError",
+    "MsgpackEncodeError",
+    "__version__",
+    "packb",
+    "unpackb",
+]
+
 __version__: str
 
 OPT_NON_STR_KEYS: int
@@ -15,13 +30,13 @@ class MsgpackDecodeError(ValueError): ...
 
 @final
 class Ext:
-    def __init__(self, tag: int, data: bytes | bytearray | memoryview) -> None: ...
+    def __new__(cls, tag: int, data: bytes | bytearray | memoryview) -> Ext: ...
     @property
     def tag(self) -> int: ...
     @property
     def data(self) -> bytes: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __ne__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __ne__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
     def __reduce__(self) -> tuple[type[Ext], tuple[int, bytes]]: ...
 

@@ -20,7 +20,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     let _hold = unsafe { ffi::hold(obj) };
     // SAFETY: as above.
     let len = unsafe { ffi::dict_len(obj) };
-    if st.has(opt::SORT_KEYS) && len > 1 {
+    if st.has(opt::SORT_KEYS) {
         // SAFETY: as above.
         return unsafe { write_sorted(obj, len, st, cx, e) };
     }
@@ -105,6 +105,9 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e:
             e.str(entry.utf8)?;
             e.map_value()?;
             dispatch::write(entry.value.as_ptr(), st, cx, e)?;
+        }
+        if ffi::dict_len(obj) != len {
+            return Err(error::changed_size("dict"));
         }
     }
     e.map_end()

@@ -1,0 +1,138 @@
+"""Shared test data location and helpers for the fastmsgpack test suite.
+
+The third-party test data lives outside the repository, next to it:
+``<repo root>/../shared/data`` (see the README.md in each of its folders). It is never copied into
+the repository. If it is missing the whole suite fails at collection time instead of skipping.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from pathlib import Path
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+
+DATA: Path = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+if not DATA.is_dir():
+    raise RuntimeError(
+        f"shared test data directory not found: {DATA} "
+        "(expected next to the repository root as ../shared/data)"
+    )
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The shared test data directory (same as the module constant DATA)."""
+    return DATA
+
+
+# Integer boundaries of every MessagePack integer width, and one past each end of the range.
+INT_BOUNDARIES: list[int] = [
+    0,
+    1,
+    127,
+    128,
+    255,
+    256,
+    65535,
+    65536,
+    2**31 - 1,
+    2**31,
+    2**32 - 1,
+    2**32,
+    2**63 - 1,
+    2**63,
+    2**64 - 1,
+    -1,
+    -32,
+    -33,
+    -128,
+    -129,
+    -32768,
+    -32769,
+    -(2**31),
+    -(2**31) - 1,
+    -(2**63),
+]
+INT_OUT_OF_RANGE: list[int] = [2**64, -(2**63) - 1, 2**100, -(2**100)]
+
+# str/bin lengths at every header width boundary, and array/map lengths likewise.
+BYTE_LENGTHS: list[int] = [0, 1, 31, 32, 255, 256, 65535, 65536]
+CONTAINER_LENGTHS: list[int] = [0, 1, 15, 16, 65535, 65536]
+
+_OFFSET_RE = re.compile(r"at byte offset (\d+)")
+
+
+def oracle_packb(obj: Any) -> bytes:
+    """The reference encoding: msgpack-python with bin type enabled."""
+    return bytes(msgpack.packb(obj, use_bin_type=True))
+
+
+def hex_to_bytes(text: str) -> bytes:
+    """Decode hex written as "cd-01-00" (the msgpack-test-suite notation)."""
+    return bytes.fromhex(text.replace("-", ""))
+
+
+def error_offset(exc: BaseException) -> int:
+    """The N of "at byte offset N" in a decode error message (fails if there is none)."""
+    match = _OFFSET_RE.search(str(exc))
+    assert match is not None, f"no 'at byte offset N' in error message: {exc!s}"
+    return int(match.group(1))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Strict structural equality: exact types everywhere, floats compared bit for bit.
+
+    Unlike ``==`` this tells False from 0, 1 from 1.0, -0.0 from 0.0, list from tuple, and it
+    treats a NaN as equal to a NaN with the same bits. Dict key order is compared too.
+    """
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return struct.pack(">d", a) == struct.pack(">d", b)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        if len(a) != len(b):
+            return False
+        return all(
+            same(ka, kb) and same(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items())
+        )
+    return bool(a == b)
+
+
+def assert_same(actual: Any, expected: Any) -> None:
+    assert same(actual, expected), f"{actual!r} is not exactly {expected!r}"
+
+
+def nested_lists(depth: int) -> list[Any]:
+    """``depth`` lists nested in each other: nested_lists(2) == [[]]."""
+    obj: list[Any] = []
+    for _ in range(depth - 1):
+        obj = [obj]
+    return obj
+
+
+def is_negative_zero(value: float) -> bool:
+    return value == 0.0 and math.copysign(1.0, value) < 0
+
+
+__all__ = [
+    "BYTE_LENGTHS",
+    "CONTAINER_LENGTHS",
+    "DATA",
+    "INT_BOUNDARIES",
+    "INT_OUT_OF_RANGE",
+    "assert_same",
+    "error_offset",
+    "hex_to_bytes",
+    "is_negative_zero",
+    "nested_lists",
+    "oracle_packb",
+    "same",
+]

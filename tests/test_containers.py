@@ -1,0 +1,227 @@
+"""list/tuple/dict: header widths, nesting limits (254 pack, 1024 unpack), cycles, mutation."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import pytest
+from conftest import CONTAINER_LENGTHS, assert_same, nested_lists, oracle_packb
+
+import fastmsgpack
+from fastmsgpack import MsgpackDecodeError, MsgpackEncodeError
+
+PACK_DEPTH_LIMIT = 254
+UNPACK_DEPTH_LIMIT = 1024
+
+
+@pytest.mark.parametrize("length", CONTAINER_LENGTHS)
+def test_list_and_tuple(length: int) -> None:
+    items = [i % 300 - 40 for i in range(length)]
+    packed = fastmsgpack.packb(items)
+    assert packed == oracle_packb(items)
+    assert fastmsgpack.packb(tuple(items)) == packed
+    result = fastmsgpack.unpackb(packed)
+    assert type(result) is list
+    assert result == items
+
+
+@pytest.mark.parametrize("length", CONTAINER_LENGTHS)
+def test_dict(length: int) -> None:
+    doc = {f"k{i}": i for i in range(length)}
+    packed = fastmsgpack.packb(doc)
+    assert packed == oracle_packb(doc)
+    result = fastmsgpack.unpackb(packed)
+    assert type(result) is dict
+    assert_same(result, doc)  # includes key order
+
+
+@pytest.mark.parametrize(
+    ("length", "list_header", "map_header"),
+    [(0, 0x90, 0x80), (15, 0x9F, 0x8F), (16, 0xDC, 0xDE), (65535, 0xDC, 0xDE), (65536, 0xDD, 0xDF)],
+)
+def test_headers(length: int, list_header: int, map_header: int) -> None:
+    assert fastmsgpack.packb([None] * length)[0] == list_header
+    assert fastmsgpack.packb({str(i): None for i in range(length)})[0] == map_header
+
+
+@pytest.mark.parametrize("length", [0, 1, 15, 16, 300])
+def test_decode_every_container_width(length: int) -> None:
+    items = b"".join(fastmsgpack.packb(i) for i in range(length))
+    pairs = b"".join(fastmsgpack.packb(str(i)) + fastmsgpack.packb(i) for i in range(length))
+    arrays = [struct.pack(">BH", 0xDC, length), struct.pack(">BI", 0xDD, length)]
+    maps = [struct.pack(">BH", 0xDE, length), struct.pack(">BI", 0xDF, length)]
+    if length < 16:
+        arrays.append(bytes([0x90 | length]))
+        maps.append(bytes([0x80 | length]))
+    for header in arrays:
+        assert fastmsgpack.unpackb(header + items) == list(range(length))
+    for header in maps:
+        assert fastmsgpack.unpackb(header + pairs) == {str(i): i for i in range(length)}
+
+
+def test_insertion_order_preserved() -> None:
+    doc = {"z": 1, "a": 2, "m": 3, "\u00e9": 4, "": 5}
+    result = fastmsgpack.unpackb(fastmsgpack.packb(doc))
+    assert list(result) == ["z", "a", "m", "\u00e9", ""]
+
+
+def test_mixed_nesting_round_trip() -> None:
+    doc: Any = {
+        "list": [1, [2, [3, []]], {"x": [None, True, False]}],
+        "tuple": (1, (2, 3)),
+        "empty": {"l": [], "d": {}},
+        "deep": nested_lists(50),
+    }
+    packed = fastmsgpack.packb(doc)
+    assert packed == oracle_packb(doc)
+    expected = dict(doc, tuple=[1, [2, 3]])
+    assert_same(fastmsgpack.unpackb(packed), expected)
+
+
+# --- nesting limits ---------------------------------------------------------------------------
+
+
+def nested_dicts(depth: int) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        obj = {"k": obj}
+    return obj
+
+
+def test_pack_nesting_limit_lists() -> None:
+    deepest = nested_lists(PACK_DEPTH_LIMIT)
+    assert fastmsgpack.packb(deepest) == oracle_packb(deepest)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(nested_lists(PACK_DEPTH_LIMIT + 1))
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(nested_lists(100_000))
+
+
+def test_pack_nesting_limit_dicts_and_mixed() -> None:
+    deepest = nested_dicts(PACK_DEPTH_LIMIT)
+    assert fastmsgpack.packb(deepest) == oracle_packb(deepest)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(nested_dicts(PACK_DEPTH_LIMIT + 1))
+    mixed: Any = []
+    for i in range(PACK_DEPTH_LIMIT - 1):
+        mixed = {"k": mixed} if i % 2 else (mixed,)
+    assert fastmsgpack.packb(mixed) == oracle_packb(mixed)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb([mixed])
+
+
+def test_unpack_nesting_limit() -> None:
+    at_limit = b"\x91" * (UNPACK_DEPTH_LIMIT - 1) + b"\x90"
+    result = fastmsgpack.unpackb(at_limit)
+    for _ in range(UNPACK_DEPTH_LIMIT - 1):
+        assert len(result) == 1
+        result = result[0]
+    assert result == []
+    with pytest.raises(MsgpackDecodeError):
+        fastmsgpack.unpackb(b"\x91" * UNPACK_DEPTH_LIMIT + b"\x90")
+
+
+def test_unpack_nesting_limit_maps() -> None:
+    level = b"\x81\xa1k"
+    at_limit = level * (UNPACK_DEPTH_LIMIT - 1) + b"\x80"
+    assert fastmsgpack.unpackb(at_limit) is not None
+    with pytest.raises(MsgpackDecodeError):
+        fastmsgpack.unpackb(level * UNPACK_DEPTH_LIMIT + b"\x80")
+    with pytest.raises(MsgpackDecodeError):
+        fastmsgpack.unpackb(b"\x91\x81\xa1k" * (UNPACK_DEPTH_LIMIT // 2) + b"\x90")
+
+
+def test_decoded_deep_document_is_too_deep_to_pack() -> None:
+    deep = fastmsgpack.unpackb(b"\x91" * 299 + b"\x90")
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(deep)
+
+
+# --- cycles -----------------------------------------------------------------------------------
+
+
+def test_circular_list() -> None:
+    cycle: list[Any] = [1]
+    cycle.append(cycle)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(cycle)
+
+
+def test_circular_dict() -> None:
+    cycle: dict[str, Any] = {}
+    cycle["self"] = cycle
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(cycle)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb([{"a": [cycle]}])
+
+
+def test_circular_through_default() -> None:
+    class Node:
+        pass
+
+    node = Node()
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(node, default=lambda obj: [obj])
+
+
+def test_shared_non_circular_references_are_fine() -> None:
+    shared = [1, 2]
+    doc = [shared, shared, {"a": shared}]
+    assert fastmsgpack.unpackb(fastmsgpack.packb(doc)) == [[1, 2], [1, 2], {"a": [1, 2]}]
+
+
+# --- mutation during packing ------------------------------------------------------------------
+
+
+class Trigger:
+    """Packing this object through default runs an action on the enclosing container."""
+
+
+def _pack_with_mutation(container: Any, action: Any, option: int | None = None) -> bytes:
+    def default(obj: object) -> Any:
+        assert isinstance(obj, Trigger)
+        action()
+        return "done"
+
+    packed: bytes = fastmsgpack.packb(container, default=default, option=option)
+    return packed
+
+
+@pytest.mark.parametrize("mutation", ["clear", "append", "pop", "extend"])
+def test_list_mutated_during_packing(mutation: str) -> None:
+    items: list[Any] = [Trigger(), 1, "two", [3], {"four": 4}]
+    action = {
+        "clear": items.clear,
+        "append": lambda: items.append(5),
+        "pop": items.pop,
+        "extend": lambda: items.extend(range(1000)),
+    }[mutation]
+    with pytest.raises(MsgpackEncodeError):
+        _pack_with_mutation(items, action)
+    items[:] = [Trigger(), 1, 2, 3]
+    with pytest.raises(MsgpackEncodeError):
+        _pack_with_mutation({"outer": [items, 9]}, action)
+
+
+@pytest.mark.parametrize("mutation", ["clear", "add", "delete", "add-many"])
+@pytest.mark.parametrize("option", [None, fastmsgpack.OPT_SORT_KEYS], ids=["plain", "sort_keys"])
+def test_dict_mutated_during_packing(mutation: str, option: int | None) -> None:
+    # The values after the trigger (in both orders) are referenced only by the dict.
+    doc: dict[Any, Any] = {"0": Trigger(), "a": [1] * 3, "b": [[2]], "c": {"d": "x" * 50}}
+    action = {
+        "clear": doc.clear,
+        "add": lambda: doc.__setitem__("new", 1),
+        "delete": lambda: doc.__delitem__("a"),
+        "add-many": lambda: doc.update({str(i): i for i in range(1000)}),
+    }[mutation]
+    with pytest.raises(MsgpackEncodeError):
+        _pack_with_mutation(doc, action, option)
+
+
+def test_mutating_an_unrelated_container_is_fine() -> None:
+    other = [1, 2, 3]
+    doc = [Trigger(), other]
+    packed = _pack_with_mutation(doc, lambda: other.append(4))
+    assert fastmsgpack.unpackb(packed) == ["done", [1, 2, 3, 4]]

@@ -1,0 +1,160 @@
+"""Subclasses of str/int/float/list/dict/bytes/bytearray pack as their base type; tuple
+subclasses (namedtuple) always go to default; bool is exactly bool; decoding gives base types."""
+
+from __future__ import annotations
+
+import collections
+import enum
+from typing import Any, NamedTuple
+
+import pytest
+from conftest import assert_same, oracle_packb
+
+import fastmsgpack
+from fastmsgpack import OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, MsgpackEncodeError
+
+
+class MyStr(str):
+    def __str__(self) -> str:
+        return "overridden"
+
+
+class MyStr2(MyStr):
+    pass
+
+
+class MyInt(int):
+    pass
+
+
+class MyFloat(float):
+    pass
+
+
+class MyList(list[Any]):
+    pass
+
+
+class MyDict(dict[str, Any]):
+    pass
+
+
+class MyBytes(bytes):
+    pass
+
+
+class MyBytearray(bytearray):
+    pass
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 300
+
+
+class Perm(enum.IntFlag):
+    R = 4
+    W = 2
+
+
+class PairTuple(NamedTuple):
+    a: int
+    b: str
+
+
+PlainNamedTuple = collections.namedtuple("PlainNamedTuple", ["x"])
+
+
+class MyTuple(tuple[Any, ...]):
+    pass
+
+
+SUBCLASS_VALUES: list[tuple[Any, Any]] = [
+    (MyStr("text \u00e9"), "text \u00e9"),
+    (MyStr2("deeper"), "deeper"),
+    (MyStr("x" * 300), "x" * 300),
+    (MyInt(-5), -5),
+    (MyInt(2**64 - 1), 2**64 - 1),
+    (MyFloat(-0.25), -0.25),
+    (MyList([1, MyStr("a")]), [1, "a"]),
+    (MyDict(k=MyInt(1)), {"k": 1}),
+    (MyBytes(b"\x00\xff"), b"\x00\xff"),
+    (MyBytearray(b"ba"), b"ba"),
+    (Color.RED, "red"),
+    (Level.HIGH, 300),
+    (Perm.R | Perm.W, 6),
+    (collections.OrderedDict([("z", 1), ("a", 2)]), {"z": 1, "a": 2}),
+    (collections.defaultdict(list, {"k": [1]}), {"k": [1]}),
+    (collections.Counter("abb"), {"a": 1, "b": 2}),
+]
+IDS = [type(v).__name__ for v, _ in SUBCLASS_VALUES]
+
+
+@pytest.mark.parametrize(("value", "base"), SUBCLASS_VALUES, ids=IDS)
+def test_subclass_packs_as_base_type(value: Any, base: Any) -> None:
+    packed = fastmsgpack.packb(value)
+    assert packed == oracle_packb(base)
+    assert fastmsgpack.packb({"v": [value]}) == oracle_packb({"v": [base]})
+
+
+@pytest.mark.parametrize(("value", "base"), SUBCLASS_VALUES, ids=IDS)
+def test_subclass_decodes_to_base_type(value: Any, base: Any) -> None:
+    assert_same(fastmsgpack.unpackb(fastmsgpack.packb(value)), base)
+
+
+@pytest.mark.parametrize(("value", "base"), SUBCLASS_VALUES, ids=IDS)
+def test_subclass_goes_to_default_with_passthrough(value: Any, base: Any) -> None:
+    calls: list[Any] = []
+
+    def default(obj: Any) -> Any:
+        calls.append(obj)
+        return "via default"
+
+    packed = fastmsgpack.packb(value, default=default, option=OPT_PASSTHROUGH_SUBCLASS)
+    assert packed == oracle_packb("via default")
+    assert len(calls) == 1
+    assert calls[0] is value
+
+
+def test_bool_is_exactly_bool() -> None:
+    def default(obj: Any) -> Any:
+        raise AssertionError("default must not be called for bool")
+
+    packed = fastmsgpack.packb([True, False], default=default, option=OPT_PASSTHROUGH_SUBCLASS)
+    assert packed == b"\x92\xc3\xc2"
+
+
+@pytest.mark.parametrize(
+    "value", [PairTuple(1, "b"), MyTuple((1, 2)), PlainNamedTuple(1)], ids=repr
+)
+@pytest.mark.parametrize("option", [None, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_SUBCLASS])
+def test_tuple_subclass_goes_to_default(value: Any, option: int | None) -> None:
+    calls: list[Any] = []
+
+    def default(obj: Any) -> Any:
+        calls.append(obj)
+        return {"fields": list(obj)}
+
+    packed = fastmsgpack.packb([value], default=default, option=option)
+    assert packed == oracle_packb([{"fields": list(value)}])
+    assert calls == [value]
+    assert calls[0] is value
+
+
+@pytest.mark.parametrize("value", [PairTuple(1, "b"), MyTuple(())], ids=repr)
+def test_tuple_subclass_without_default_is_error(value: Any) -> None:
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(value)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb({"k": [value]})
+
+
+def test_str_subclass_dict_key_needs_non_str_keys() -> None:
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb({MyStr("k"): 1})
+    packed = fastmsgpack.packb({MyStr("k"): 1}, option=fastmsgpack.OPT_NON_STR_KEYS)
+    assert packed == oracle_packb({"k": 1})
