@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import fastmsgpack
 import msgpack  # type: ignore[import-untyped]
 import msgspec
 import ormsgpack
 import pytest
+
+import fastmsgpack
 
 
 @dataclass(frozen=True)
