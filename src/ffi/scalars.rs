@@ -15,6 +15,10 @@ pub enum IntValue {
 /// `obj` is a live `int` (or subclass) and the GIL is held.
 #[inline(always)]
 pub unsafe fn int_value(obj: Obj) -> IntValue {
+    // SAFETY: forwarded from the caller.
+    if let Some(v) = unsafe { compact_int(obj) } {
+        return IntValue::I64(v);
+    }
     let mut overflow = 0;
     // SAFETY: `obj` is an int, so no `__index__` runs and the call fails only by overflow,
     // which is reported in `overflow` without setting an error.
@@ -27,6 +31,50 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
         // SAFETY: forwarded from the caller.
         unsafe { int_value_wide(obj) }
     }
+}
+
+/// The value of an int that fits one internal digit (under 2**30 in magnitude), read from the
+/// object without a call; `None` for larger ints.
+///
+/// On every supported CPython with the GIL, an int is the object header (refcount, type), one
+/// word of size or tag, then its 30-bit digits. Up to 3.11 the word is the signed digit count;
+/// from 3.12 it is a tag whose low two bits give the sign (0 positive, 1 zero, 2 negative) and
+/// whose value is below 16 when the int has at most one digit.
+///
+/// # Safety
+/// `obj` is a live `int` (or subclass).
+#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[inline(always)]
+unsafe fn compact_int(obj: Obj) -> Option<i64> {
+    // SAFETY: the caller guarantees an int, whose layout is described above; the digit is
+    // only read when the int has one (zero may have none before 3.12).
+    unsafe {
+        let word = *(obj as *const isize).add(2);
+        let digit_at = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;
+        #[cfg(Py_3_12)]
+        let sign = if (word as usize) < 16 {
+            1 - (word & 3) as i64
+        } else {
+            return None;
+        };
+        #[cfg(not(Py_3_12))]
+        let sign = if (-1..=1).contains(&word) {
+            word as i64
+        } else {
+            return None;
+        };
+        if sign == 0 {
+            return Some(0);
+        }
+        Some(sign * *digit_at as i64)
+    }
+}
+
+/// Layouts not described above take the API call.
+#[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
+#[inline(always)]
+unsafe fn compact_int(_obj: Obj) -> Option<i64> {
+    None
 }
 
 #[inline(never)]

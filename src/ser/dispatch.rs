@@ -11,10 +11,13 @@ use crate::ffi::Obj;
 
 /// Writes `obj` with the emitter.
 ///
+/// Always inlined: each container writer (kept out of line) gets its own copy of this one
+/// dispatch in its loop, so scalars are written without a call per item.
+///
 /// `obj` must be a live object, kept alive by its container or the caller for the duration, and
 /// the GIL must be held: every object reaching here comes from the Python call or from a
 /// container held by the serializer.
-#[inline]
+#[inline(always)]
 pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: see the function's contract; each per-type writer relies on `classify` having
     // checked the object's type.

@@ -13,7 +13,7 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 ///
 /// # Safety
 /// `obj` is a live dict; the GIL is held.
-#[inline]
+#[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.

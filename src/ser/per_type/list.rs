@@ -13,7 +13,7 @@ use crate::ser::{dispatch, error, Ctx};
 ///
 /// # Safety
 /// `obj` is a live list; the GIL is held.
-#[inline]
+#[inline(never)]
 pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
@@ -40,7 +40,7 @@ pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -
 ///
 /// # Safety
 /// `obj` is a live tuple; the GIL is held.
-#[inline]
+#[inline(never)]
 pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller; holding the tuple keeps its (immutable) items alive.
