@@ -8,12 +8,15 @@ pub mod msgpack;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::ffi::InputBuffer;
+use crate::ffi::{GcPause, InputBuffer};
 use crate::opt::Opt;
 use keycache::{KeyCache, KEY_CACHE};
 use msgpack::Decoder;
 
 use error::DeError;
+
+/// Inputs above this many bytes are decoded with automatic garbage collection paused.
+const GC_PAUSE_MIN_INPUT: usize = 1024;
 
 /// Decodes one MessagePack object from `data` (bytes, bytearray or a C-contiguous memoryview).
 pub fn unpackb<'py>(
@@ -37,6 +40,9 @@ pub fn unpackb<'py>(
     let keys = guard
         .as_mut()
         .map(|slot| slot.get_or_insert_with(KeyCache::new));
+    // Inputs this small build too few objects for a collection to start.
+    // SAFETY: attached; the pause is dropped before this function returns.
+    let _gc = (input.as_slice().len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
     let mut decoder = Decoder::new(
         py,
         input.as_slice(),

@@ -295,10 +295,13 @@ impl<'a> Decoder<'a> {
         // SAFETY: attached.
         unsafe {
             let dict = made(ffi::new_dict())?;
+            let mut atomic = true;
             for _ in 0..n {
                 let key_start = self.pos;
                 let key = self.key(depth + 1)?;
+                let value_start = self.pos;
                 let value = self.value(depth + 1)?;
+                atomic &= self.atomic_at(key_start) & self.atomic_at(value_start);
                 if !ffi::dict_set(&dict, &key, &value) {
                     return Err(DeError::Callback {
                         what: "map key could not be used as a dict key",
@@ -307,8 +310,22 @@ impl<'a> Decoder<'a> {
                     });
                 }
             }
+            if atomic {
+                ffi::untrack_atomic_dict(&dict);
+            }
             Ok(dict)
         }
+    }
+
+    /// Whether the value that starts at `pos` decoded to an atomic object (one the garbage
+    /// collector does not track): anything but an array, a map or an extension, which
+    /// `ext_hook` may turn into any object.
+    #[inline(always)]
+    fn atomic_at(&self, pos: usize) -> bool {
+        !matches!(
+            self.data.get(pos),
+            None | Some(0x80..=0x9f | 0xdc..=0xdf | 0xc7..=0xc9 | 0xd4..=0xd8)
+        )
     }
 
     /// A map key: a `str` (short ones from the cache), or with `OPT_NON_STR_KEYS` any hashable

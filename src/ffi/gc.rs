@@ -1,0 +1,46 @@
+//! The cyclic garbage collector, paused while a decoder builds a tree of new objects.
+//!
+//! Objects decoded from MessagePack form a tree: they cannot be part of a cycle until the
+//! caller makes one. Collections triggered by the many allocations of a large decode would only
+//! traverse them (and the rest of the heap) to find nothing, so the decoder defers them.
+
+use pyo3::ffi;
+
+use super::Owned;
+
+/// Disables automatic collection until dropped, then restores it if it was enabled.
+pub struct GcPause {
+    was_enabled: bool,
+}
+
+impl GcPause {
+    /// # Safety
+    /// The GIL is held, and the value is dropped while it is still held.
+    pub unsafe fn new() -> GcPause {
+        // SAFETY: forwarded from the caller; returns the previous state.
+        GcPause {
+            was_enabled: unsafe { ffi::PyGC_Disable() } != 0,
+        }
+    }
+}
+
+impl Drop for GcPause {
+    fn drop(&mut self) {
+        if self.was_enabled {
+            // SAFETY: `new`'s caller keeps the GIL until this drop.
+            unsafe { ffi::PyGC_Enable() };
+        }
+    }
+}
+
+/// Stops the collector from tracking a dict whose keys and values are all atomic (str, int,
+/// float, bytes, None, bool). This is what CPython itself does for such dicts, and it tracks the
+/// dict again as soon as a container is stored in it.
+///
+/// # Safety
+/// `dict` is a dict that holds only atomic keys and values, and the GIL is held.
+#[inline(always)]
+pub unsafe fn untrack_atomic_dict(dict: &Owned) {
+    // SAFETY: forwarded from the caller; a new dict from `PyDict_New` is tracked.
+    unsafe { ffi::PyObject_GC_UnTrack(dict.as_ptr().cast()) }
+}
