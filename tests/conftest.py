@@ -136,3 +136,34 @@ __all__ = [
     "oracle_packb",
     "same",
 ]
+
+
+# Subclasses of the builtins that pack as their base type.
+
+
+class MyStr(str):
+    pass
+
+
+class MyInt(int):
+    pass
+
+
+class MyFloat(float):
+    pass
+
+
+class MyList(list[Any]):
+    pass
+
+
+class MyDict(dict[str, Any]):
+    pass
+
+
+class MyBytes(bytes):
+    pass
+
+
+class MyBytearray(bytearray):
+    pass

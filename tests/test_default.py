@@ -8,7 +8,7 @@ import decimal
 from typing import Any
 
 import pytest
-from conftest import oracle_packb
+from conftest import MyBytearray, MyBytes, MyDict, MyFloat, MyInt, MyList, MyStr, oracle_packb
 
 import fastmsgpack
 from fastmsgpack import (
@@ -195,34 +195,6 @@ def test_passthrough_tuple() -> None:
     assert fastmsgpack.packb(doc) == oracle_packb(doc)
     with pytest.raises(MsgpackEncodeError):
         fastmsgpack.packb((1,), option=OPT_PASSTHROUGH_TUPLE)
-
-
-class MyStr(str):
-    pass
-
-
-class MyInt(int):
-    pass
-
-
-class MyFloat(float):
-    pass
-
-
-class MyList(list[Any]):
-    pass
-
-
-class MyDict(dict[str, Any]):
-    pass
-
-
-class MyBytes(bytes):
-    pass
-
-
-class MyBytearray(bytearray):
-    pass
 
 
 SUBCLASS_VALUES = [

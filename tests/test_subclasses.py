@@ -8,42 +8,29 @@ import enum
 from typing import Any, NamedTuple
 
 import pytest
-from conftest import assert_same, oracle_packb
+from conftest import (
+    MyBytearray,
+    MyBytes,
+    MyDict,
+    MyFloat,
+    MyInt,
+    MyList,
+    assert_same,
+    oracle_packb,
+)
 
 import fastmsgpack
 from fastmsgpack import OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, MsgpackEncodeError
 
 
 class MyStr(str):
+    """Packs its characters, not what __str__ says."""
+
     def __str__(self) -> str:
         return "overridden"
 
 
 class MyStr2(MyStr):
-    pass
-
-
-class MyInt(int):
-    pass
-
-
-class MyFloat(float):
-    pass
-
-
-class MyList(list[Any]):
-    pass
-
-
-class MyDict(dict[str, Any]):
-    pass
-
-
-class MyBytes(bytes):
-    pass
-
-
-class MyBytearray(bytearray):
     pass
 
 

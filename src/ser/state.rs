@@ -72,14 +72,14 @@ mod tests {
         pyo3::Python::initialize();
         let mut s = State::new(0xdead_beef);
         for _ in 0..MAX_DEPTH {
-            s = s
-                .enter_container()
-                .unwrap_or_else(|_| panic!("depth below the limit"));
+            let next = s.enter_container();
+            assert!(next.is_ok(), "depth below the limit");
+            s = next.unwrap_or(s);
         }
         for _ in 0..MAX_DEFAULT_DEPTH {
-            s = s
-                .enter_default()
-                .unwrap_or_else(|_| panic!("depth below the limit"));
+            let next = s.enter_default();
+            assert!(next.is_ok(), "depth below the limit");
+            s = next.unwrap_or(s);
         }
         assert_eq!(s.opts(), 0xdead_beef);
         assert_eq!(s.depth(), MAX_DEPTH);
