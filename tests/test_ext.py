@@ -168,3 +168,19 @@ def test_ext_hook_failing_after_some_calls() -> None:
         fastmsgpack.unpackb(packed, ext_hook=hook)
     assert isinstance(info.value.__cause__, RuntimeError)
     assert seen == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "wrap", [bytearray, lambda b: memoryview(bytearray(b))], ids=["bytearray", "memoryview"]
+)
+def test_ext_hook_changing_a_writable_input_does_not_change_the_result(wrap: Any) -> None:
+    doc = [Ext(1, b"a"), "after", [1, 2, 3], {"k": "v" * 40}]
+    buf = wrap(fastmsgpack.packb(doc))
+    target: bytearray = buf.obj if isinstance(buf, memoryview) else buf
+
+    def hook(tag: int, data: bytes) -> Any:
+        target[:] = b"\xc1" * len(target)  # overwrite everything still to be read
+        return Ext(tag, data)
+
+    assert fastmsgpack.unpackb(buf, ext_hook=hook) == doc
+    assert bytes(target) == b"\xc1" * len(target)

@@ -9,11 +9,14 @@ use super::{bytes_data, Obj};
 
 /// Read access to the bytes of the object given to `unpackb`, held for the whole call.
 ///
-/// For `bytearray` and `memoryview` this holds a buffer export, which keeps Python code run by
-/// `ext_hook` from resizing or freeing the memory while it is being read.
+/// Read-only memory (`bytes`, a memoryview of `bytes`) is read in place; a read-only export is
+/// held so it cannot be freed. Writable memory (`bytearray`, a memoryview of one) is copied
+/// first: Python code run during the decode (`ext_hook`, a finalizer) could otherwise change it
+/// while it is being read.
 pub enum InputBuffer {
     Bytes { ptr: *const u8, len: usize },
     Exported(Box<ffi::Py_buffer>),
+    Copied(Vec<u8>),
 }
 
 impl InputBuffer {
@@ -34,7 +37,13 @@ impl InputBuffer {
             if ffi::PyByteArray_Check(obj) == 0 && ffi::PyMemoryView_Check(obj) == 0 {
                 return Ok(None);
             }
-            InputBuffer::export(obj).map(Some)
+            let exported = InputBuffer::export(obj)?;
+            match &exported {
+                InputBuffer::Exported(view) if view.readonly == 0 => {
+                    Ok(Some(InputBuffer::Copied(exported.as_slice().to_vec())))
+                }
+                _ => Ok(Some(exported)),
+            }
         }
     }
 
@@ -59,6 +68,7 @@ impl InputBuffer {
         let (ptr, len) = match self {
             InputBuffer::Bytes { ptr, len } => (*ptr, *len),
             InputBuffer::Exported(view) => (view.buf as *const u8, view.len as usize),
+            InputBuffer::Copied(data) => return data,
         };
         if len == 0 {
             return &[];
