@@ -176,7 +176,8 @@ def test_ext_hook_failing_after_some_calls() -> None:
 def test_ext_hook_changing_a_writable_input_does_not_change_the_result(wrap: Any) -> None:
     doc = [Ext(1, b"a"), "after", [1, 2, 3], {"k": "v" * 40}]
     buf = wrap(fastmsgpack.packb(doc))
-    target: bytearray = buf.obj if isinstance(buf, memoryview) else buf
+    target = buf.obj if isinstance(buf, memoryview) else buf
+    assert isinstance(target, bytearray)
 
     def hook(tag: int, data: bytes) -> Any:
         target[:] = b"\xc1" * len(target)  # overwrite everything still to be read
