@@ -4,6 +4,7 @@
 //! object once and dispatches to per-type writers that drive an [`emit::Emitter`]; [`de`] reads
 //! MessagePack into Python objects; [`opt`] holds the option bits.
 
+mod calendar;
 mod de;
 mod emit;
 mod error;

@@ -11,6 +11,15 @@ pub const PASSTHROUGH_BIG_INT: Opt = 1 << 2;
 pub const PASSTHROUGH_TUPLE: Opt = 1 << 3;
 pub const PASSTHROUGH_SUBCLASS: Opt = 1 << 4;
 pub const REPLACE_SURROGATES: Opt = 1 << 5;
+pub const NAIVE_UTC: Opt = 1 << 6;
+pub const OMIT_MICROSECONDS: Opt = 1 << 7;
+pub const UTC_Z: Opt = 1 << 8;
+pub const PASSTHROUGH_DATETIME: Opt = 1 << 9;
+pub const DATETIME_AS_TIMESTAMP_EXT: Opt = 1 << 10;
+pub const PASSTHROUGH_UUID: Opt = 1 << 11;
+pub const PASSTHROUGH_ENUM: Opt = 1 << 12;
+pub const PASSTHROUGH_DATACLASS: Opt = 1 << 13;
+pub const SERIALIZE_PYDANTIC: Opt = 1 << 14;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -20,6 +29,15 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_PASSTHROUGH_TUPLE", PASSTHROUGH_TUPLE),
     ("OPT_PASSTHROUGH_SUBCLASS", PASSTHROUGH_SUBCLASS),
     ("OPT_REPLACE_SURROGATES", REPLACE_SURROGATES),
+    ("OPT_NAIVE_UTC", NAIVE_UTC),
+    ("OPT_OMIT_MICROSECONDS", OMIT_MICROSECONDS),
+    ("OPT_UTC_Z", UTC_Z),
+    ("OPT_PASSTHROUGH_DATETIME", PASSTHROUGH_DATETIME),
+    ("OPT_DATETIME_AS_TIMESTAMP_EXT", DATETIME_AS_TIMESTAMP_EXT),
+    ("OPT_PASSTHROUGH_UUID", PASSTHROUGH_UUID),
+    ("OPT_PASSTHROUGH_ENUM", PASSTHROUGH_ENUM),
+    ("OPT_PASSTHROUGH_DATACLASS", PASSTHROUGH_DATACLASS),
+    ("OPT_SERIALIZE_PYDANTIC", SERIALIZE_PYDANTIC),
 ];
 
 /// The options `packb` accepts.
@@ -28,10 +46,19 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | PASSTHROUGH_BIG_INT
     | PASSTHROUGH_TUPLE
     | PASSTHROUGH_SUBCLASS
-    | REPLACE_SURROGATES;
+    | REPLACE_SURROGATES
+    | NAIVE_UTC
+    | OMIT_MICROSECONDS
+    | UTC_Z
+    | PASSTHROUGH_DATETIME
+    | DATETIME_AS_TIMESTAMP_EXT
+    | PASSTHROUGH_UUID
+    | PASSTHROUGH_ENUM
+    | PASSTHROUGH_DATACLASS
+    | SERIALIZE_PYDANTIC;
 
 /// The options `unpackb` accepts.
-pub const UNPACKB_MASK: Opt = NON_STR_KEYS;
+pub const UNPACKB_MASK: Opt = NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT;
 
 /// Why an `option` argument was refused.
 pub enum OptError {

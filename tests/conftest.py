@@ -10,11 +10,15 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import ormsgpack
 import pytest
+
+import fastmsgpack
 
 DATA: Path = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -122,18 +126,87 @@ def is_negative_zero(value: float) -> bool:
     return value == 0.0 and math.copysign(1.0, value) < 0
 
 
+# Options that fastmsgpack shares with ormsgpack, by name: the bit values differ between the two.
+SHARED_OPTION_NAMES: tuple[str, ...] = (
+    "OPT_NON_STR_KEYS",
+    "OPT_SORT_KEYS",
+    "OPT_PASSTHROUGH_BIG_INT",
+    "OPT_PASSTHROUGH_TUPLE",
+    "OPT_PASSTHROUGH_SUBCLASS",
+    "OPT_NAIVE_UTC",
+    "OPT_OMIT_MICROSECONDS",
+    "OPT_UTC_Z",
+    "OPT_PASSTHROUGH_DATETIME",
+    "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_PASSTHROUGH_UUID",
+    "OPT_PASSTHROUGH_ENUM",
+    "OPT_PASSTHROUGH_DATACLASS",
+    "OPT_SERIALIZE_PYDANTIC",
+)
+
+
+def fast_option(*names: str) -> int:
+    """The fastmsgpack option made of the named flags (e.g. "OPT_UTC_Z")."""
+    option = 0
+    for name in names:
+        option |= getattr(fastmsgpack, name)
+    assert isinstance(option, int)
+    return option
+
+
+def ormsgpack_option(option: int | None) -> int | None:
+    """The ormsgpack option with the same flags, by name, as a fastmsgpack option."""
+    if option is None:
+        return None
+    translated = 0
+    rest = option
+    for name in SHARED_OPTION_NAMES:
+        bit = getattr(fastmsgpack, name)
+        if option & bit:
+            translated |= getattr(ormsgpack, name)
+            rest &= ~bit
+    assert rest == 0, f"no ormsgpack equivalent for option bits {rest:#x}"
+    return translated
+
+
+def ormsgpack_packb(
+    obj: Any, option: int | None = None, default: Callable[[Any], Any] | None = None
+) -> bytes:
+    """ormsgpack.packb with a fastmsgpack option translated to ormsgpack's flags."""
+    return ormsgpack.packb(obj, default=default, option=ormsgpack_option(option))
+
+
+def assert_packs_like_ormsgpack(
+    obj: Any, option: int | None = None, default: Callable[[Any], Any] | None = None
+) -> bytes:
+    """fastmsgpack.packb(obj) is byte for byte ormsgpack.packb(obj) with the same flags.
+
+    Only for inputs that ormsgpack (1.13.1, and 1.12.2 on Python 3.10) packs correctly and
+    without crashing. Returns the packed bytes.
+    """
+    expected = ormsgpack_packb(obj, option, default)
+    actual = fastmsgpack.packb(obj, default=default, option=option)
+    assert actual == expected, f"{actual!r} != ormsgpack's {expected!r}"
+    return actual
+
+
 __all__ = [
     "BYTE_LENGTHS",
     "CONTAINER_LENGTHS",
     "DATA",
     "INT_BOUNDARIES",
     "INT_OUT_OF_RANGE",
+    "SHARED_OPTION_NAMES",
+    "assert_packs_like_ormsgpack",
     "assert_same",
     "error_offset",
+    "fast_option",
     "hex_to_bytes",
     "is_negative_zero",
     "nested_lists",
     "oracle_packb",
+    "ormsgpack_option",
+    "ormsgpack_packb",
     "same",
 ]
 

@@ -17,15 +17,12 @@ from fastmsgpack import MsgpackDecodeError, MsgpackEncodeError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# Every option is valid for packb; unpackb takes only the two below.
 PACK_OPTIONS = {
-    "OPT_NON_STR_KEYS": fastmsgpack.OPT_NON_STR_KEYS,
-    "OPT_PASSTHROUGH_BIG_INT": fastmsgpack.OPT_PASSTHROUGH_BIG_INT,
-    "OPT_PASSTHROUGH_SUBCLASS": fastmsgpack.OPT_PASSTHROUGH_SUBCLASS,
-    "OPT_PASSTHROUGH_TUPLE": fastmsgpack.OPT_PASSTHROUGH_TUPLE,
-    "OPT_REPLACE_SURROGATES": fastmsgpack.OPT_REPLACE_SURROGATES,
-    "OPT_SORT_KEYS": fastmsgpack.OPT_SORT_KEYS,
+    name: getattr(fastmsgpack, name) for name in fastmsgpack.__all__ if name.startswith("OPT_")
 }
-PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k != "OPT_NON_STR_KEYS"}
+UNPACK_OPTION_NAMES = {"OPT_NON_STR_KEYS", "OPT_DATETIME_AS_TIMESTAMP_EXT"}
+PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k not in UNPACK_OPTION_NAMES}
 ALL_BITS = sum(PACK_OPTIONS.values())
 UNKNOWN_LOW_BIT = next(1 << n for n in range(64) if not ALL_BITS & (1 << n))
 UNKNOWN_HIGH_BIT = 1 << 30

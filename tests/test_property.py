@@ -41,7 +41,9 @@ floats = st.one_of(
 )
 texts = st.one_of(
     st.text(max_size=40),
-    st.builds(lambda ch, n: ch * n, st.characters(), st.sampled_from([31, 32, 255, 256])),
+    st.builds(
+        lambda ch, n: ch * n, st.characters(codec="utf-8"), st.sampled_from([31, 32, 255, 256])
+    ),
 )
 binaries = st.one_of(
     st.binary(max_size=40),

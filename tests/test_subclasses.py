@@ -7,6 +7,7 @@ import collections
 import enum
 from typing import Any, NamedTuple
 
+import ormsgpack
 import pytest
 from conftest import (
     MyBytearray,
@@ -79,6 +80,9 @@ SUBCLASS_VALUES: list[tuple[Any, Any]] = [
     (collections.Counter("abb"), {"a": 1, "b": 2}),
 ]
 IDS = [type(v).__name__ for v, _ in SUBCLASS_VALUES]
+# Enum members are governed by OPT_PASSTHROUGH_ENUM, not OPT_PASSTHROUGH_SUBCLASS.
+PLAIN_SUBCLASS_VALUES = [(v, b) for v, b in SUBCLASS_VALUES if not isinstance(v, enum.Enum)]
+PLAIN_IDS = [type(v).__name__ for v, _ in PLAIN_SUBCLASS_VALUES]
 
 
 @pytest.mark.parametrize(("value", "base"), SUBCLASS_VALUES, ids=IDS)
@@ -93,7 +97,7 @@ def test_subclass_decodes_to_base_type(value: Any, base: Any) -> None:
     assert_same(fastmsgpack.unpackb(fastmsgpack.packb(value)), base)
 
 
-@pytest.mark.parametrize(("value", "base"), SUBCLASS_VALUES, ids=IDS)
+@pytest.mark.parametrize(("value", "base"), PLAIN_SUBCLASS_VALUES, ids=PLAIN_IDS)
 def test_subclass_goes_to_default_with_passthrough(value: Any, base: Any) -> None:
     calls: list[Any] = []
 
@@ -145,3 +149,12 @@ def test_str_subclass_dict_key_needs_non_str_keys() -> None:
         fastmsgpack.packb({MyStr("k"): 1})
     packed = fastmsgpack.packb({MyStr("k"): 1}, option=fastmsgpack.OPT_NON_STR_KEYS)
     assert packed == oracle_packb({"k": 1})
+
+
+@pytest.mark.parametrize("member", [Color.RED, Level.HIGH, Perm.R | Perm.W], ids=repr)
+def test_enum_members_ignore_passthrough_subclass(member: enum.Enum) -> None:
+    packed = fastmsgpack.packb(
+        member, default=lambda _: "via default", option=OPT_PASSTHROUGH_SUBCLASS
+    )
+    assert packed == oracle_packb(member.value)
+    assert packed == ormsgpack.packb(member, option=ormsgpack.OPT_PASSTHROUGH_SUBCLASS)

@@ -1,12 +1,21 @@
 """fastmsgpack: fast, correct MessagePack for Python, with a Rust core."""
 
 from fastmsgpack._fastmsgpack import (
+    OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
+    OPT_OMIT_MICROSECONDS,
     OPT_PASSTHROUGH_BIG_INT,
+    OPT_PASSTHROUGH_DATACLASS,
+    OPT_PASSTHROUGH_DATETIME,
+    OPT_PASSTHROUGH_ENUM,
     OPT_PASSTHROUGH_SUBCLASS,
     OPT_PASSTHROUGH_TUPLE,
+    OPT_PASSTHROUGH_UUID,
     OPT_REPLACE_SURROGATES,
+    OPT_SERIALIZE_PYDANTIC,
     OPT_SORT_KEYS,
+    OPT_UTC_Z,
     Ext,
     MsgpackDecodeError,
     MsgpackEncodeError,
@@ -16,12 +25,21 @@ from fastmsgpack._fastmsgpack import (
 )
 
 __all__ = [
+    "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_NAIVE_UTC",
     "OPT_NON_STR_KEYS",
+    "OPT_OMIT_MICROSECONDS",
     "OPT_PASSTHROUGH_BIG_INT",
+    "OPT_PASSTHROUGH_DATACLASS",
+    "OPT_PASSTHROUGH_DATETIME",
+    "OPT_PASSTHROUGH_ENUM",
     "OPT_PASSTHROUGH_SUBCLASS",
     "OPT_PASSTHROUGH_TUPLE",
+    "OPT_PASSTHROUGH_UUID",
     "OPT_REPLACE_SURROGATES",
+    "OPT_SERIALIZE_PYDANTIC",
     "OPT_SORT_KEYS",
+    "OPT_UTC_Z",
     "Ext",
     "MsgpackDecodeError",
     "MsgpackEncodeError",

@@ -2,12 +2,21 @@ from collections.abc import Callable
 from typing import Any, final
 
 __all__ = [
+    "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_NAIVE_UTC",
     "OPT_NON_STR_KEYS",
+    "OPT_OMIT_MICROSECONDS",
     "OPT_PASSTHROUGH_BIG_INT",
+    "OPT_PASSTHROUGH_DATACLASS",
+    "OPT_PASSTHROUGH_DATETIME",
+    "OPT_PASSTHROUGH_ENUM",
     "OPT_PASSTHROUGH_SUBCLASS",
     "OPT_PASSTHROUGH_TUPLE",
+    "OPT_PASSTHROUGH_UUID",
     "OPT_REPLACE_SURROGATES",
+    "OPT_SERIALIZE_PYDANTIC",
     "OPT_SORT_KEYS",
+    "OPT_UTC_Z",
     "Ext",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
@@ -18,12 +27,21 @@ __all__ = [
 
 __version__: str
 
+OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_NAIVE_UTC: int
 OPT_NON_STR_KEYS: int
+OPT_OMIT_MICROSECONDS: int
 OPT_PASSTHROUGH_BIG_INT: int
+OPT_PASSTHROUGH_DATACLASS: int
+OPT_PASSTHROUGH_DATETIME: int
+OPT_PASSTHROUGH_ENUM: int
 OPT_PASSTHROUGH_SUBCLASS: int
 OPT_PASSTHROUGH_TUPLE: int
+OPT_PASSTHROUGH_UUID: int
 OPT_REPLACE_SURROGATES: int
+OPT_SERIALIZE_PYDANTIC: int
 OPT_SORT_KEYS: int
+OPT_UTC_Z: int
 
 class MsgpackEncodeError(TypeError): ...
 class MsgpackDecodeError(ValueError): ...

@@ -27,6 +27,7 @@ pub enum Kind {
         found: &'static str,
     },
     MapAsKey,
+    BadTimestamp(&'static str),
 }
 
 impl fmt::Display for Kind {
@@ -53,6 +54,7 @@ impl fmt::Display for Kind {
                 write!(f, "map key must be str, not {found} (see OPT_NON_STR_KEYS)")
             }
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
+            Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
         }
     }
 }

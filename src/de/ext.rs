@@ -3,16 +3,32 @@
 use pyo3::prelude::*;
 
 use super::error::DeError;
+use super::error::Kind;
+use crate::calendar::civil_from_days;
 use crate::ext::Ext;
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Civil, Known, Obj, Owned};
+
+/// The extension type MessagePack reserves for timestamps.
+const TIMESTAMP_TAG: i8 = -1;
+
+/// Seconds since the epoch of 0001-01-01T00:00:00 and of 9999-12-31T23:59:59, the range of
+/// Python's `datetime`.
+const MIN_SECS: i64 = -62_135_596_800;
+const MAX_SECS: i64 = 253_402_300_799;
 
 pub fn build(
     py: Python<'_>,
     tag: i8,
     data: &[u8],
     ext_hook: Option<Obj>,
+    timestamps: Option<&Known>,
     start: usize,
 ) -> Result<Owned, DeError> {
+    if tag == TIMESTAMP_TAG {
+        if let Some(known) = timestamps {
+            return timestamp(known, data, start);
+        }
+    }
     let Some(hook) = ext_hook else {
         let ext = Ext::from_parts(py, tag, data)?;
         // SAFETY: `into_ptr` hands over a strong reference to a live object.
@@ -29,4 +45,52 @@ pub fn build(
             cause,
         })
     }
+}
+
+/// A timestamp extension (`OPT_DATETIME_AS_TIMESTAMP_EXT`) as an aware UTC datetime; nanoseconds
+/// are truncated to microseconds.
+fn timestamp(known: &Known, data: &[u8], start: usize) -> Result<Owned, DeError> {
+    let (secs, nanos) = match *data {
+        [a, b, c, d] => (u32::from_be_bytes([a, b, c, d]) as i64, 0),
+        [a, b, c, d, e, f, g, h] => {
+            let v = u64::from_be_bytes([a, b, c, d, e, f, g, h]);
+            ((v & ((1 << 34) - 1)) as i64, (v >> 34) as u32)
+        }
+        [a, b, c, d, e, f, g, h, i, j, k, l] => (
+            i64::from_be_bytes([e, f, g, h, i, j, k, l]),
+            u32::from_be_bytes([a, b, c, d]),
+        ),
+        _ => {
+            return Err(DeError::input(
+                Kind::BadTimestamp("length must be 4, 8 or 12 bytes"),
+                start,
+            ))
+        }
+    };
+    if nanos >= 1_000_000_000 {
+        return Err(DeError::input(
+            Kind::BadTimestamp("nanoseconds must be below 10**9"),
+            start,
+        ));
+    }
+    if !(MIN_SECS..=MAX_SECS).contains(&secs) {
+        return Err(DeError::input(
+            Kind::BadTimestamp("outside the range of datetime (years 1 to 9999)"),
+            start,
+        ));
+    }
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let in_day = secs.rem_euclid(86_400) as u32;
+    let civil = Civil {
+        year: year as u32,
+        month,
+        day,
+        hour: in_day / 3600,
+        minute: in_day % 3600 / 60,
+        second: in_day % 60,
+        microsecond: nanos / 1000,
+    };
+    // SAFETY: attached (the decoder runs with the GIL); the fields are a valid date and time.
+    unsafe { ffi::new_utc_datetime(known, civil) }
+        .ok_or_else(|| DeError::Python(ffi::fetch_error()))
 }

@@ -8,7 +8,8 @@ pub mod msgpack;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::ffi::{GcPause, InputBuffer};
+use crate::ffi::{GcPause, InputBuffer, Known};
+use crate::opt;
 use crate::opt::Opt;
 use keycache::{KeyCache, KEY_CACHE};
 use msgpack::Decoder;
@@ -43,13 +44,13 @@ pub fn unpackb<'py>(
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.as_slice().len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = Decoder::new(
-        py,
-        input.as_slice(),
-        opts,
-        ext_hook.map(|h| h.as_ptr()),
-        keys,
-    );
+    let timestamps = if opts & opt::DATETIME_AS_TIMESTAMP_EXT != 0 {
+        Some(Known::get(py)?)
+    } else {
+        None
+    };
+    let hook = ext_hook.map(|h| h.as_ptr());
+    let mut decoder = Decoder::new(py, input.as_slice(), opts, hook, timestamps, keys);
     let value = decoder.decode_document().map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })

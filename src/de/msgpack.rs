@@ -9,7 +9,7 @@ use pyo3::Python;
 use super::error::{DeError, Kind};
 use super::ext;
 use super::keycache::{KeyCache, MAX_KEY_LEN};
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Known, Obj, Owned};
 use crate::opt::{self, Opt};
 
 /// Containers nested deeper than this are refused.
@@ -23,6 +23,8 @@ pub struct Decoder<'a> {
     pos: usize,
     opts: Opt,
     ext_hook: Option<Obj>,
+    /// Set with `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
+    timestamps: Option<&'static Known>,
     keys: Option<&'a mut KeyCache>,
 }
 
@@ -38,6 +40,7 @@ impl<'a> Decoder<'a> {
         data: &'a [u8],
         opts: Opt,
         ext_hook: Option<Obj>,
+        timestamps: Option<&'static Known>,
         keys: Option<&'a mut KeyCache>,
     ) -> Decoder<'a> {
         Decoder {
@@ -46,6 +49,7 @@ impl<'a> Decoder<'a> {
             pos: 0,
             opts,
             ext_hook,
+            timestamps,
             keys,
         }
     }
@@ -254,7 +258,7 @@ impl<'a> Decoder<'a> {
     fn ext(&mut self, n: usize, start: usize) -> DeResult<Owned> {
         let tag = self.u8(start)? as i8;
         let data = self.take(n, "ext", start)?;
-        ext::build(self.py, tag, data, self.ext_hook, start)
+        ext::build(self.py, tag, data, self.ext_hook, self.timestamps, start)
     }
 
     /// Checks a container's depth, and that `n` elements of `min_size` bytes each can fit in

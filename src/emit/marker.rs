@@ -158,6 +158,29 @@ pub fn ext_header(tag: i8, len: usize) -> Option<Header> {
     Some(out)
 }
 
+/// The MessagePack timestamp extension (type -1) in its smallest form: 32-bit seconds when
+/// there are no nanoseconds and the seconds fit, 64-bit (30-bit nanoseconds, 34-bit seconds)
+/// when the seconds fit 34 bits, else 96-bit (32-bit nanoseconds, signed 64-bit seconds).
+/// Returns the bytes and how many of them are used.
+pub fn timestamp(secs: i64, nanos: u32) -> ([u8; 15], usize) {
+    let mut out = [0u8; 15];
+    if secs >> 34 == 0 {
+        let packed = ((nanos as u64) << 34) | secs as u64;
+        if packed >> 32 == 0 {
+            out[..2].copy_from_slice(&[0xd6, 0xff]);
+            out[2..6].copy_from_slice(&(packed as u32).to_be_bytes());
+            return (out, 6);
+        }
+        out[..2].copy_from_slice(&[0xd7, 0xff]);
+        out[2..10].copy_from_slice(&packed.to_be_bytes());
+        return (out, 10);
+    }
+    out[..3].copy_from_slice(&[0xc7, 12, 0xff]);
+    out[3..7].copy_from_slice(&nanos.to_be_bytes());
+    out[7..15].copy_from_slice(&secs.to_be_bytes());
+    (out, 15)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +299,31 @@ mod tests {
                 assert_eq!(got, Some(want), "ext {tag} {len}");
             }
         }
+    }
+
+    #[test]
+    fn timestamps_take_the_smallest_form() {
+        let (b, n) = timestamp(0, 0);
+        assert_eq!(&b[..n], &[0xd6, 0xff, 0, 0, 0, 0]);
+        let (b, n) = timestamp(u32::MAX as i64, 0);
+        assert_eq!(&b[..n], &[0xd6, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        let (_, n) = timestamp(u32::MAX as i64 + 1, 0);
+        assert_eq!(n, 10);
+        let (_, n) = timestamp(1, 1);
+        assert_eq!(n, 10);
+        let (b, n) = timestamp((1 << 34) - 1, 999_999_999);
+        assert_eq!(n, 10);
+        assert_eq!(
+            u64::from_be_bytes([b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9]]) >> 34,
+            999_999_999
+        );
+        let (b, n) = timestamp(-1, 0);
+        assert_eq!(
+            &b[..n],
+            &[0xc7, 12, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
+        );
+        let (_, n) = timestamp(1 << 34, 0);
+        assert_eq!(n, 15);
     }
 
     #[test]

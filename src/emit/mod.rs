@@ -21,6 +21,8 @@ pub trait Emitter {
     fn str(&mut self, utf8: &[u8]) -> Res;
     fn bin(&mut self, data: &[u8]) -> Res;
     fn ext(&mut self, tag: i8, data: &[u8]) -> Res;
+    /// A point in time: seconds since the Unix epoch and nanoseconds (0..10**9).
+    fn timestamp(&mut self, secs: i64, nanos: u32) -> Res;
 
     fn array_begin(&mut self, len: usize) -> Res;
     /// Before the array item at `index`.

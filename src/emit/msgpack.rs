@@ -94,6 +94,15 @@ impl Emitter for MsgpackEmitter {
         self.with_payload(h, data)
     }
 
+    #[inline]
+    fn timestamp(&mut self, secs: i64, nanos: u32) -> Res {
+        let (bytes, len) = marker::timestamp(secs, nanos);
+        self.out.reserve(bytes.len())?;
+        // SAFETY: room for the whole block was reserved just above.
+        unsafe { self.out.put_block(&bytes, len) };
+        Ok(())
+    }
+
     #[inline(always)]
     fn array_begin(&mut self, len: usize) -> Res {
         let h = marker::array_header(len).ok_or_else(|| too_long("array"))?;

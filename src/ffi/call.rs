@@ -41,3 +41,79 @@ pub fn fetch_error() -> PyErr {
     let py = unsafe { Python::assume_attached() };
     PyErr::fetch(py)
 }
+
+/// `obj.name()`; on failure the raised exception.
+///
+/// # Safety
+/// `obj` and `name` (a str) are live and the GIL is held.
+#[inline]
+pub unsafe fn call_method0(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
+    // SAFETY: forwarded from the caller.
+    unsafe { Owned::from_new(ffi::PyObject_CallMethodNoArgs(obj, name)).ok_or_else(fetch_error) }
+}
+
+/// `obj.name`; on failure the raised exception.
+///
+/// # Safety
+/// `obj` and `name` (a str) are live and the GIL is held.
+#[inline]
+pub unsafe fn get_attr(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
+    // SAFETY: forwarded from the caller.
+    unsafe { Owned::from_new(ffi::PyObject_GetAttr(obj, name)).ok_or_else(fetch_error) }
+}
+
+/// Whether `obj` has the attribute `name` (lookup errors count as no).
+///
+/// # Safety
+/// `obj` and `name` (a str) are live and the GIL is held.
+#[inline]
+pub unsafe fn has_attr(obj: Obj, name: Obj) -> bool {
+    // SAFETY: forwarded from the caller; `PyObject_HasAttr` clears any lookup error.
+    unsafe { ffi::PyObject_HasAttr(obj, name) != 0 }
+}
+
+/// `str(obj)`.
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[inline]
+pub unsafe fn to_str(obj: Obj) -> Result<Owned, PyErr> {
+    // SAFETY: forwarded from the caller.
+    unsafe { Owned::from_new(ffi::PyObject_Str(obj)).ok_or_else(fetch_error) }
+}
+
+/// The next item of an iterator, `Ok(None)` at its end.
+///
+/// # Safety
+/// `iter` is a live iterator and the GIL is held.
+#[inline]
+pub unsafe fn iter_next(iter: Obj) -> Result<Option<Owned>, PyErr> {
+    // SAFETY: forwarded from the caller; null means exhausted unless an error is set.
+    unsafe {
+        match Owned::from_new(ffi::PyIter_Next(iter)) {
+            Some(item) => Ok(Some(item)),
+            None if ffi::PyErr_Occurred().is_null() => Ok(None),
+            None => Err(fetch_error()),
+        }
+    }
+}
+
+/// `iter(obj)`.
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[inline]
+pub unsafe fn get_iter(obj: Obj) -> Result<Owned, PyErr> {
+    // SAFETY: forwarded from the caller.
+    unsafe { Owned::from_new(ffi::PyObject_GetIter(obj)).ok_or_else(fetch_error) }
+}
+
+/// Clears the current Python error, if any.
+///
+/// # Safety
+/// The GIL is held.
+#[inline]
+pub unsafe fn clear_error() {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::PyErr_Clear() }
+}

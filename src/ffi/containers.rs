@@ -128,3 +128,61 @@ pub unsafe fn hold(obj: Obj) -> Owned {
     // SAFETY: forwarded from the caller.
     unsafe { Owned::from_borrowed(obj) }
 }
+
+/// Number of items of a set or frozenset (or subclass).
+///
+/// # Safety
+/// `set` is a live set or frozenset.
+#[inline]
+pub unsafe fn set_len(set: Obj) -> usize {
+    // SAFETY: the caller guarantees a live set.
+    unsafe { ffi::PySet_Size(set) as usize }
+}
+
+/// `dict[key]`, borrowed; `None` when missing (or on a lookup error, which is cleared).
+///
+/// # Safety
+/// `dict` is a live dict, `key` a live hashable object, and the GIL is held.
+#[inline]
+pub unsafe fn dict_get(dict: Obj, key: Obj) -> Option<Obj> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let value = ffi::PyDict_GetItemWithError(dict, key);
+        if value.is_null() {
+            ffi::PyErr_Clear();
+            None
+        } else {
+            Some(value)
+        }
+    }
+}
+
+/// `dict[key] = value`, with all three borrowed; `false` with a Python error set on failure.
+///
+/// # Safety
+/// `dict` is a live dict, the others live objects, and the GIL is held.
+#[inline]
+pub unsafe fn dict_insert(dict: Obj, key: Obj, value: Obj) -> bool {
+    // SAFETY: forwarded from the caller; the dict takes its own references.
+    unsafe { ffi::PyDict_SetItem(dict, key, value) == 0 }
+}
+
+/// Empties a dict.
+///
+/// # Safety
+/// `dict` is a live dict and the GIL is held.
+#[inline]
+pub unsafe fn dict_clear(dict: Obj) {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::PyDict_Clear(dict) }
+}
+
+/// Whether `obj` is a dict (or subclass).
+///
+/// # Safety
+/// `obj` is live.
+#[inline]
+pub unsafe fn is_dict(obj: Obj) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::PyDict_Check(obj) != 0 }
+}

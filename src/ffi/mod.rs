@@ -8,7 +8,9 @@ mod buffer;
 mod build;
 mod call;
 mod containers;
+mod datetime;
 mod gc;
+mod known;
 mod owned;
 mod scalars;
 mod text;
@@ -17,9 +19,14 @@ mod writer;
 
 pub use buffer::InputBuffer;
 pub use build::*;
-pub use call::{call1, call2, fetch_error};
+pub use call::{
+    call1, call2, call_method0, clear_error, fetch_error, get_attr, get_iter, has_attr, iter_next,
+    to_str,
+};
 pub use containers::*;
+pub use datetime::*;
 pub use gc::{untrack_atomic_dict, GcPause};
+pub use known::Known;
 pub use owned::Owned;
 pub use scalars::*;
 pub use text::*;

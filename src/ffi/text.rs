@@ -174,3 +174,24 @@ pub unsafe fn prime_hash(obj: Obj) {
         ffi::PyObject_Hash(obj);
     }
 }
+
+/// Whether `obj` is exactly a `str` whose text starts with `_` (private names, left out of
+/// dataclass and model maps).
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+pub unsafe fn is_private_name(obj: Obj) -> bool {
+    // SAFETY: forwarded from the caller; a failed UTF-8 conversion's error is cleared.
+    unsafe {
+        if super::type_of(obj) != super::str_type() {
+            return false;
+        }
+        match str_utf8(obj) {
+            Some(text) => text.starts_with(b"_"),
+            None => {
+                ffi::PyErr_Clear();
+                false
+            }
+        }
+    }
+}

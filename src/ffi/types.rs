@@ -38,6 +38,9 @@ builtin_type!(tuple_type, PyTuple_Type);
 builtin_type!(bytes_type, PyBytes_Type);
 builtin_type!(bytearray_type, PyByteArray_Type);
 builtin_type!(memoryview_type, PyMemoryView_Type);
+builtin_type!(set_type, PySet_Type);
+builtin_type!(type_type, PyType_Type);
+builtin_type!(frozenset_type, PyFrozenSet_Type);
 
 /// Whether instances of `ty` are subclasses of the builtin marked by `flag` (one of the
 /// `Py_TPFLAGS_*_SUBCLASS` bits).

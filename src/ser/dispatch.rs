@@ -35,6 +35,15 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::ByteArray => per_type::bytes::write_bytearray(obj, e),
             ObType::MemoryView => per_type::bytes::write_memoryview(obj, e),
             ObType::Ext => per_type::ext::write(obj, e),
+            ObType::Datetime => per_type::datetime::write_datetime(obj, st, cx, e),
+            ObType::Date => per_type::datetime::write_date(obj, e),
+            ObType::Time => per_type::datetime::write_time(obj, st, e),
+            ObType::Uuid => per_type::uuid::write(obj, cx, e),
+            ObType::Enum => per_type::enums::write(obj, st, cx, e),
+            ObType::Set => per_type::set::write(obj, st, cx, e),
+            ObType::Decimal => per_type::decimal::write(obj, e),
+            ObType::Dataclass => per_type::dataclass::write(obj, st, cx, e),
+            ObType::Pydantic => per_type::pydantic::write(obj, st, cx, e),
             ObType::Other => per_type::default::write(obj, st, cx, e),
         }
     }

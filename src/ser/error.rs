@@ -86,7 +86,7 @@ pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
     if non_str_keys {
         MsgpackEncodeError::new_err(format!(
             "dict key of type {name} is not supported (OPT_NON_STR_KEYS allows str, None, bool, \
-             int, float, bytes and tuples of these)"
+             int, float, bytes, datetime, date, time, UUID, enum members and tuples of these)"
         ))
         .into()
     } else {
@@ -114,4 +114,20 @@ pub fn memoryview_not_contiguous(cause: PyErr) -> Error {
         cause,
     )
     .into()
+}
+
+/// Python code the serializer called (a `utcoffset`, a `value` or field lookup, `str`) raised.
+#[cold]
+pub fn attribute_failed(what: &str, cause: PyErr) -> Error {
+    with_cause(MsgpackEncodeError::new_err(what.to_owned()), cause).into()
+}
+
+#[cold]
+pub fn aware_time() -> Error {
+    MsgpackEncodeError::new_err("datetime.time must not have tzinfo set").into()
+}
+
+#[cold]
+pub fn bad_utcoffset() -> Error {
+    MsgpackEncodeError::new_err("tzinfo.utcoffset() must return None or a timedelta").into()
 }

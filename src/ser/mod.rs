@@ -9,7 +9,7 @@ pub mod state;
 use pyo3::prelude::*;
 
 use crate::emit::MsgpackEmitter;
-use crate::ffi::{BytesWriter, Obj, TypePtr};
+use crate::ffi::{BytesWriter, Known, Obj, TypePtr};
 use crate::opt::Opt;
 use state::State;
 
@@ -17,6 +17,7 @@ use state::State;
 pub struct Ctx {
     pub default: Option<Obj>,
     pub ext_type: TypePtr,
+    pub known: &'static Known,
 }
 
 /// Initial capacity of the output; it doubles as needed and is trimmed at the end.
@@ -32,6 +33,7 @@ pub fn packb<'py>(
     let cx = Ctx {
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
+        known: Known::get(py)?,
     };
     // SAFETY: the GIL is held for the whole call (`py`).
     let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };

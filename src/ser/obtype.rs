@@ -19,6 +19,15 @@ pub enum ObType {
     ByteArray,
     MemoryView,
     Ext,
+    Datetime,
+    Date,
+    Time,
+    Uuid,
+    Enum,
+    Set,
+    Decimal,
+    Dataclass,
+    Pydantic,
     /// Anything else: handed to `default`.
     Other,
 }
@@ -54,6 +63,7 @@ pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
 
 #[inline(never)]
 unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
+    let k = cx.known;
     if ty == ffi::tuple_type() {
         return if st.has(opt::PASSTHROUGH_TUPLE) {
             ObType::Other
@@ -67,25 +77,91 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     if ty == cx.ext_type {
         return ObType::Ext;
     }
+    if ty == k.datetime || ty == k.date || ty == k.time {
+        return datetime_kind(ty, st, cx);
+    }
+    if ty == k.uuid {
+        return if st.has(opt::PASSTHROUGH_UUID) {
+            ObType::Other
+        } else {
+            ObType::Uuid
+        };
+    }
     if ty == ffi::bytearray_type() {
         return ObType::ByteArray;
     }
     if ty == ffi::memoryview_type() {
         return ObType::MemoryView;
     }
-    if st.has(opt::PASSTHROUGH_SUBCLASS) {
-        return ObType::Other;
+    if ty == ffi::set_type() || ty == ffi::frozenset_type() {
+        return ObType::Set;
+    }
+    if ty == k.decimal {
+        return ObType::Decimal;
     }
     // SAFETY: `ty` is a live type object; the GIL is held by every caller of the dispatch.
-    unsafe { classify_subclass(ty) }
+    unsafe { classify_by_lineage(ty, st, cx) }
 }
 
-/// Subclasses of the builtins pack as their base type (tuple subclasses such as namedtuple
-/// excepted: they go to `default`).
+/// A `datetime`, `date` or `time` (or subclass; `datetime` is itself a `date` subclass, so it is
+/// tested first).
+fn datetime_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
+    if st.has(opt::PASSTHROUGH_DATETIME) {
+        return ObType::Other;
+    }
+    let k = cx.known;
+    // SAFETY: all are live type objects.
+    unsafe {
+        if ffi::is_subtype(ty, k.datetime) {
+            ObType::Datetime
+        } else if ffi::is_subtype(ty, k.date) {
+            ObType::Date
+        } else {
+            ObType::Time
+        }
+    }
+}
+
+/// Types recognised by their metaclass, their base classes or a marker attribute: enums,
+/// subclasses of the types above, dataclasses, pydantic models, and subclasses of the builtins.
+/// Builtin subclasses pack as their base type unless `OPT_PASSTHROUGH_SUBCLASS` (tuple
+/// subclasses such as namedtuple always go to `default`).
 #[cold]
-unsafe fn classify_subclass(ty: TypePtr) -> ObType {
+unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
+    let k = cx.known;
     // SAFETY: forwarded from the caller.
     unsafe {
+        let meta = ffi::type_of(ty.cast());
+        if meta != ffi::type_type() && ffi::is_subtype(meta, k.enum_meta) {
+            return if st.has(opt::PASSTHROUGH_ENUM) {
+                ObType::Other
+            } else {
+                ObType::Enum
+            };
+        }
+        if ffi::is_subtype(ty, k.date) || ffi::is_subtype(ty, k.time) {
+            return datetime_kind(ty, st, cx);
+        }
+        if ffi::is_subtype(ty, k.uuid) {
+            return if st.has(opt::PASSTHROUGH_UUID) {
+                ObType::Other
+            } else {
+                ObType::Uuid
+            };
+        }
+        if ffi::has_attr(ty.cast(), k.names.dataclass_fields) {
+            return if st.has(opt::PASSTHROUGH_DATACLASS) {
+                ObType::Other
+            } else {
+                ObType::Dataclass
+            };
+        }
+        if st.has(opt::SERIALIZE_PYDANTIC) && ffi::has_attr(ty.cast(), k.names.pydantic_fields) {
+            return ObType::Pydantic;
+        }
+        if st.has(opt::PASSTHROUGH_SUBCLASS) {
+            return ObType::Other;
+        }
         if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             ObType::Str
         } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_LONG_SUBCLASS) {
@@ -100,6 +176,9 @@ unsafe fn classify_subclass(ty: TypePtr) -> ObType {
             ObType::Float
         } else if ffi::is_subtype(ty, ffi::bytearray_type()) {
             ObType::ByteArray
+        } else if ffi::is_subtype(ty, ffi::set_type()) || ffi::is_subtype(ty, ffi::frozenset_type())
+        {
+            ObType::Set
         } else {
             ObType::Other
         }

@@ -33,7 +33,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         }
         e.map_key(n)?;
         // SAFETY: keys are live while the dict holds them; writing a key runs no Python code.
-        unsafe { per_type::key::write(key, st, e)? };
+        unsafe { per_type::key::write(key, st, cx, e)? };
         e.map_value()?;
         dispatch::write(value, st, cx, e)?;
         n += 1;

@@ -1,18 +1,19 @@
 //! Dict keys: `str`, or with `OPT_NON_STR_KEYS` also None, bool, int, float, bytes, str
-//! subclasses and tuples of these, written as the MessagePack values they are.
+//! subclasses, datetime, date, time, UUID, enum members and tuples of these, written as the
+//! values they are.
 
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, int_value, IntValue, Obj};
+use crate::ffi::{self, int_value, IntValue, Obj, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
-use crate::ser::{error, per_type};
+use crate::ser::{error, per_type, Ctx};
 
 /// # Safety
 /// `key` is live; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(key: Obj, st: State, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     unsafe {
         if ffi::type_of(key) == ffi::str_type() {
@@ -21,12 +22,12 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, e: &mut E) -> Res {
         if !st.has(opt::NON_STR_KEYS) {
             return Err(error::bad_key(key, false));
         }
-        write_non_str(key, st, e)
+        write_non_str(key, st, cx, e)
     }
 }
 
 #[inline(never)]
-unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, e: &mut E) -> Res {
+unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller; each branch reads `key` as the type it was checked to be.
     unsafe {
         let ty = ffi::type_of(key);
@@ -52,9 +53,33 @@ unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, e: &mut E) -> Res {
             e.array_begin(items.len())?;
             for (i, &item) in items.iter().enumerate() {
                 e.array_item(i)?;
-                write_non_str(item, st, e)?;
+                write_non_str(item, st, cx, e)?;
             }
             e.array_end()
+        } else {
+            write_rich(key, ty, st, cx, e)
+        }
+    }
+}
+
+/// Keys of the richer types, packed as they are as values.
+#[cold]
+unsafe fn write_rich<E: Emitter>(key: Obj, ty: TypePtr, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let k = cx.known;
+    // SAFETY: forwarded from the caller; each writer gets an object of its type.
+    unsafe {
+        if ffi::is_subtype(ty, k.datetime) {
+            per_type::datetime::write_datetime(key, st, cx, e)
+        } else if ffi::is_subtype(ty, k.date) {
+            per_type::datetime::write_date(key, e)
+        } else if ffi::is_subtype(ty, k.time) {
+            per_type::datetime::write_time(key, st, e)
+        } else if ffi::is_subtype(ty, k.uuid) {
+            per_type::uuid::write(key, cx, e)
+        } else if ffi::is_subtype(ffi::type_of(ty.cast()), k.enum_meta) {
+            let value = ffi::get_attr(key, k.names.value)
+                .map_err(|cause| error::attribute_failed("enum member has no value", cause))?;
+            write_non_str(value.as_ptr(), st.enter_container()?, cx, e)
         } else {
             Err(error::bad_key(key, true))
         }

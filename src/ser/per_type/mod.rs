@@ -2,11 +2,18 @@
 //! type its name says (checked by `classify`) and holds the GIL.
 
 pub mod bytes;
+pub mod dataclass;
+pub mod datetime;
+pub mod decimal;
 pub mod default;
 pub mod dict;
+pub mod enums;
 pub mod ext;
 pub mod float;
 pub mod int;
 pub mod key;
 pub mod list;
+pub mod pydantic;
+pub mod set;
 pub mod str;
+pub mod uuid;

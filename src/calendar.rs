@@ -1,0 +1,144 @@
+//! Proleptic Gregorian calendar arithmetic and RFC 3339 text, in pure Rust (unit-tested here).
+
+/// Days since 1970-01-01 of a civil date (any year; month 1-12, day 1-31).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = month as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date (year, month, day) of a day count since 1970-01-01.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    (year, month, day)
+}
+
+/// A small fixed buffer for date and time text (the longest is 32 bytes:
+/// `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`).
+pub struct Text {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl Text {
+    pub fn new() -> Text {
+        Text {
+            buf: [0; 40],
+            len: 0,
+        }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    /// `value` as exactly `width` decimal digits (zero-padded; `value` must fit).
+    fn digits(&mut self, value: u32, width: u32) {
+        let mut div = 10u32.pow(width - 1);
+        for _ in 0..width {
+            self.push(b'0' + ((value / div) % 10) as u8);
+            div /= 10;
+        }
+    }
+
+    /// `YYYY-MM-DD`.
+    pub fn date(&mut self, year: u32, month: u32, day: u32) {
+        self.digits(year, 4);
+        self.push(b'-');
+        self.digits(month, 2);
+        self.push(b'-');
+        self.digits(day, 2);
+    }
+
+    /// `HH:MM:SS`, then `.ffffff` when `microsecond` is not zero.
+    pub fn time(&mut self, hour: u32, minute: u32, second: u32, microsecond: u32) {
+        self.digits(hour, 2);
+        self.push(b':');
+        self.digits(minute, 2);
+        self.push(b':');
+        self.digits(second, 2);
+        if microsecond != 0 {
+            self.push(b'.');
+            self.digits(microsecond, 6);
+        }
+    }
+
+    pub fn sep(&mut self, b: u8) {
+        self.push(b);
+    }
+
+    /// A UTC offset in seconds as `+HH:MM` (seconds of the offset are dropped, as RFC 3339 has
+    /// no place for them), or `Z` for zero when `utc_z`.
+    pub fn offset(&mut self, seconds: i64, utc_z: bool) {
+        if seconds == 0 && utc_z {
+            self.push(b'Z');
+            return;
+        }
+        self.push(if seconds < 0 { b'-' } else { b'+' });
+        let abs = seconds.unsigned_abs();
+        self.digits((abs / 3600) as u32, 2);
+        self.push(b':');
+        self.digits(((abs % 3600) / 60) as u32, 2);
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_round_trip_over_the_datetime_range() {
+        // 0001-01-01 .. 9999-12-31, every 97th day plus both ends.
+        let first = days_from_civil(1, 1, 1);
+        let last = days_from_civil(9999, 12, 31);
+        assert_eq!(first, -719_162);
+        assert_eq!(last, 2_932_896);
+        let mut d = first;
+        while d <= last {
+            let (y, m, dd) = civil_from_days(d);
+            assert_eq!(days_from_civil(y, m, dd), d);
+            d += 97;
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(days_from_civil(2000, 2, 29)), (2000, 2, 29));
+    }
+
+    #[test]
+    fn text_forms() {
+        let mut t = Text::new();
+        t.date(2020, 1, 2);
+        t.sep(b'T');
+        t.time(3, 4, 5, 6);
+        t.offset(-(5 * 3600 + 30 * 60 + 15), false);
+        assert_eq!(t.as_bytes(), b"2020-01-02T03:04:05.000006-05:30");
+        let mut z = Text::new();
+        z.time(0, 0, 0, 0);
+        z.offset(0, true);
+        assert_eq!(z.as_bytes(), b"00:00:00Z");
+    }
+}

@@ -1,0 +1,132 @@
+//! Reading `datetime`, `date`, `time` and `timedelta` objects, and making aware datetimes.
+
+use pyo3::ffi;
+
+use super::{Known, Obj, Owned};
+
+/// The fields of a `date`, `datetime` or `time` (date fields are zero for a `time`).
+#[derive(Default, Clone, Copy)]
+pub struct Civil {
+    pub year: u32,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    pub microsecond: u32,
+}
+
+/// # Safety
+/// `obj` is a live `datetime` (or subclass).
+#[inline]
+pub unsafe fn datetime_fields(obj: Obj) -> Civil {
+    // SAFETY: forwarded from the caller; these read the object's packed fields.
+    unsafe {
+        Civil {
+            year: ffi::PyDateTime_GET_YEAR(obj) as u32,
+            month: ffi::PyDateTime_GET_MONTH(obj) as u32,
+            day: ffi::PyDateTime_GET_DAY(obj) as u32,
+            hour: ffi::PyDateTime_DATE_GET_HOUR(obj) as u32,
+            minute: ffi::PyDateTime_DATE_GET_MINUTE(obj) as u32,
+            second: ffi::PyDateTime_DATE_GET_SECOND(obj) as u32,
+            microsecond: ffi::PyDateTime_DATE_GET_MICROSECOND(obj) as u32,
+        }
+    }
+}
+
+/// # Safety
+/// `obj` is a live `date` (or subclass, including `datetime`).
+#[inline]
+pub unsafe fn date_fields(obj: Obj) -> Civil {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Civil {
+            year: ffi::PyDateTime_GET_YEAR(obj) as u32,
+            month: ffi::PyDateTime_GET_MONTH(obj) as u32,
+            day: ffi::PyDateTime_GET_DAY(obj) as u32,
+            ..Civil::default()
+        }
+    }
+}
+
+/// # Safety
+/// `obj` is a live `time` (or subclass).
+#[inline]
+pub unsafe fn time_fields(obj: Obj) -> Civil {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Civil {
+            hour: ffi::PyDateTime_TIME_GET_HOUR(obj) as u32,
+            minute: ffi::PyDateTime_TIME_GET_MINUTE(obj) as u32,
+            second: ffi::PyDateTime_TIME_GET_SECOND(obj) as u32,
+            microsecond: ffi::PyDateTime_TIME_GET_MICROSECOND(obj) as u32,
+            ..Civil::default()
+        }
+    }
+}
+
+/// The tzinfo of a `datetime`, or `None` for a naive one (borrowed).
+///
+/// # Safety
+/// `obj` is a live `datetime` (or subclass).
+#[inline]
+pub unsafe fn datetime_tzinfo(obj: Obj) -> Option<Obj> {
+    // SAFETY: forwarded from the caller; returns a borrowed reference, `Py_None` when naive.
+    let tz = unsafe { ffi::PyDateTime_DATE_GET_TZINFO(obj) };
+    (tz != super::none()).then_some(tz)
+}
+
+/// Whether a `time` carries a tzinfo.
+///
+/// # Safety
+/// `obj` is a live `time` (or subclass).
+#[inline]
+pub unsafe fn time_has_tzinfo(obj: Obj) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::PyDateTime_TIME_GET_TZINFO(obj) != super::none() }
+}
+
+/// Whole seconds of a `timedelta` (days folded in; microseconds dropped).
+///
+/// # Safety
+/// `obj` is a live `timedelta`.
+#[inline]
+pub unsafe fn timedelta_seconds(obj: Obj) -> i64 {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64 * 86_400
+            + ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64
+    }
+}
+
+/// Whether `obj` is a `timedelta`.
+///
+/// # Safety
+/// `obj` is live and the datetime C API is loaded (`Known`).
+#[inline]
+pub unsafe fn is_timedelta(obj: Obj) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::PyDelta_Check(obj) != 0 }
+}
+
+/// A new aware `datetime` in UTC.
+///
+/// # Safety
+/// The GIL is held, and the fields are a valid date and time.
+pub unsafe fn new_utc_datetime(known: &Known, c: Civil) -> Option<Owned> {
+    // SAFETY: `datetime_api` is the loaded C API; the constructor validates its arguments.
+    unsafe {
+        let api = &*known.datetime_api;
+        Owned::from_new((api.DateTime_FromDateAndTime)(
+            c.year as i32,
+            c.month as i32,
+            c.day as i32,
+            c.hour as i32,
+            c.minute as i32,
+            c.second as i32,
+            c.microsecond as i32,
+            known.utc,
+            known.datetime,
+        ))
+    }
+}

@@ -1,0 +1,108 @@
+//! Types and names looked up once per process: the datetime C API, uuid.UUID, enum.EnumMeta,
+//! decimal.Decimal, the dataclass field marker, and interned attribute names.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString};
+
+use super::{Obj, TypePtr};
+
+pub struct Known {
+    pub datetime: TypePtr,
+    pub date: TypePtr,
+    pub time: TypePtr,
+    pub utc: Obj,
+    pub datetime_api: *const ffi::PyDateTime_CAPI,
+    pub uuid: TypePtr,
+    pub enum_meta: TypePtr,
+    pub decimal: TypePtr,
+    /// `dataclasses._FIELD`: the `_field_type` of real fields (not ClassVar or InitVar).
+    pub field_marker: Obj,
+    pub names: Names,
+    /// Field names per dataclass type, worked out once per type.
+    pub dataclass_fields: Py<PyDict>,
+    /// Keeps every object above alive for the life of the process.
+    _owned: Vec<Py<PyAny>>,
+}
+
+/// Interned attribute names.
+pub struct Names {
+    pub dataclass_fields: Obj,
+    pub field_type: Obj,
+    pub value: Obj,
+    pub int: Obj,
+    pub utcoffset: Obj,
+    pub pydantic_fields: Obj,
+    pub pydantic_extra: Obj,
+    pub dict: Obj,
+}
+
+// SAFETY: every pointer refers to an object kept alive by `_owned` (or by the interpreter, for
+// static types), and is only dereferenced while attached to the interpreter.
+unsafe impl Send for Known {}
+// SAFETY: as above; the pointed-to objects are immutable or internally synchronised by CPython.
+unsafe impl Sync for Known {}
+
+static KNOWN: PyOnceLock<Known> = PyOnceLock::new();
+
+impl Known {
+    pub fn get(py: Python<'_>) -> PyResult<&'static Known> {
+        KNOWN.get_or_try_init(py, || Known::load(py))
+    }
+
+    fn load(py: Python<'_>) -> PyResult<Known> {
+        let mut owned: Vec<Py<PyAny>> = Vec::new();
+        let mut keep = |obj: Bound<'_, PyAny>| -> Obj {
+            let ptr = obj.as_ptr();
+            owned.push(obj.unbind());
+            ptr
+        };
+        // SAFETY: attached; `PyDateTime_IMPORT` loads the datetime C API capsule once.
+        let api = unsafe {
+            ffi::PyDateTime_IMPORT();
+            ffi::PyDateTimeAPI()
+        };
+        if api.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let uuid = keep(py.import("uuid")?.getattr("UUID")?);
+        let enum_meta = keep(py.import("enum")?.getattr("EnumMeta")?);
+        let decimal = keep(py.import("decimal")?.getattr("Decimal")?);
+        let field_marker = keep(py.import("dataclasses")?.getattr("_FIELD")?);
+        let mut name = |s: &str| keep(PyString::intern(py, s).into_any());
+        let names = Names {
+            dataclass_fields: name("__dataclass_fields__"),
+            field_type: name("_field_type"),
+            value: name("value"),
+            int: name("int"),
+            utcoffset: name("utcoffset"),
+            pydantic_fields: name("__pydantic_fields__"),
+            pydantic_extra: name("__pydantic_extra__"),
+            dict: name("__dict__"),
+        };
+        // SAFETY: `api` was checked non-null; the C API struct lives as long as the interpreter.
+        let (datetime, date, time, utc) = unsafe {
+            (
+                (*api).DateTimeType,
+                (*api).DateType,
+                (*api).TimeType,
+                (*api).TimeZone_UTC,
+            )
+        };
+        Ok(Known {
+            datetime,
+            date,
+            time,
+            utc,
+            datetime_api: api,
+            uuid: uuid.cast(),
+            enum_meta: enum_meta.cast(),
+            decimal: decimal.cast(),
+            field_marker,
+            names,
+            dataclass_fields: PyDict::new(py).unbind(),
+            _owned: owned,
+        })
+    }
+}

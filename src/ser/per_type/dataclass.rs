@@ -1,0 +1,83 @@
+//! Dataclass instances as maps of their fields, in definition order. `ClassVar` and `InitVar`
+//! pseudo-fields and fields whose name starts with `_` are left out.
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::ffi::{self, Obj, Owned};
+use crate::ser::state::State;
+use crate::ser::{dispatch, error, per_type, Ctx};
+
+/// The cache of field names is emptied when it holds this many types (classes made on the fly
+/// would otherwise be kept alive forever).
+const MAX_CACHED_TYPES: usize = 4096;
+
+/// # Safety
+/// `obj` is a live dataclass instance; the GIL is held.
+#[inline(never)]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let st = st.enter_container()?;
+    // SAFETY: forwarded from the caller; `names` is a tuple of str we hold.
+    unsafe {
+        let _hold = ffi::hold(obj);
+        let names = field_names(ffi::type_of(obj).cast(), cx)?;
+        let names = ffi::tuple_items(names.as_ptr());
+        e.map_begin(names.len())?;
+        for (i, &name) in names.iter().enumerate() {
+            e.map_key(i)?;
+            per_type::str::write(name, st, e)?;
+            e.map_value()?;
+            let value = ffi::get_attr(obj, name).map_err(|cause| {
+                error::attribute_failed("dataclass field could not be read", cause)
+            })?;
+            dispatch::write(value.as_ptr(), st, cx, e)?;
+        }
+    }
+    e.map_end()
+}
+
+/// The names of the fields to pack for a dataclass type, as a tuple of str, from the cache or
+/// worked out from `__dataclass_fields__`.
+unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
+    let cache = cx.known.dataclass_fields.as_ptr();
+    // SAFETY: the cache is a live dict of type -> tuple; attached.
+    unsafe {
+        if let Some(names) = ffi::dict_get(cache, ty) {
+            return Ok(Owned::from_borrowed(names));
+        }
+        let fields = ffi::get_attr(ty, cx.known.names.dataclass_fields).map_err(|cause| {
+            error::attribute_failed("__dataclass_fields__ could not be read", cause)
+        })?;
+        if !ffi::is_dict(fields.as_ptr()) {
+            return Err(error::attribute_failed(
+                "__dataclass_fields__ is not a dict",
+                pyo3::exceptions::PyTypeError::new_err("expected a dict"),
+            ));
+        }
+        let _hold = ffi::hold(fields.as_ptr());
+        let mut kept = Vec::new();
+        for (name, field) in ffi::DictIter::new(fields.as_ptr()) {
+            let kind = ffi::get_attr(field, cx.known.names.field_type).map_err(|cause| {
+                error::attribute_failed("dataclass field has no _field_type", cause)
+            })?;
+            let is_field = kind.as_ptr() == cx.known.field_marker;
+            let public = ffi::type_of(name) == ffi::str_type() && !ffi::is_private_name(name);
+            if is_field && public {
+                kept.push(Owned::from_borrowed(name));
+            }
+        }
+        let names = ffi::new_tuple(kept.len()).ok_or_else(ffi::fetch_error)?;
+        for (i, name) in kept.into_iter().enumerate() {
+            ffi::tuple_set(&names, i, name);
+        }
+        if ffi::dict_len(cache) >= MAX_CACHED_TYPES {
+            ffi::dict_clear(cache);
+        }
+        if !ffi::dict_insert(cache, ty, names.as_ptr()) {
+            return Err(error::attribute_failed(
+                "dataclass field cache",
+                ffi::fetch_error(),
+            ));
+        }
+        Ok(names)
+    }
+}

@@ -1,0 +1,20 @@
+//! `decimal.Decimal` as its string form, which keeps every digit.
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::ffi::{self, Obj};
+use crate::ser::error;
+
+/// # Safety
+/// `obj` is a live Decimal; the GIL is held.
+pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller; `str()` of a Decimal is an ASCII str we own.
+    unsafe {
+        let text = ffi::to_str(obj)
+            .map_err(|cause| error::attribute_failed("str(Decimal) raised", cause))?;
+        let utf8 = ffi::str_utf8(text.as_ptr()).ok_or_else(|| {
+            error::attribute_failed("str(Decimal) is not text", ffi::fetch_error())
+        })?;
+        e.str(utf8)
+    }
+}

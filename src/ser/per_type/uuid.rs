@@ -1,0 +1,49 @@
+//! `uuid.UUID` as its canonical 36-character text.
+
+use pyo3::prelude::*;
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::ffi::{self, Obj};
+use crate::ser::{error, Ctx};
+
+/// # Safety
+/// `obj` is a live UUID (or subclass); the GIL is held.
+pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    let int = unsafe { ffi::get_attr(obj, cx.known.names.int) }
+        .map_err(|cause| error::attribute_failed("UUID.int could not be read", cause))?;
+    // SAFETY: attached; `int` is a live object we own.
+    let value: u128 = unsafe { Borrowed::from_ptr(Python::assume_attached(), int.as_ptr()) }
+        .extract()
+        .map_err(|cause| error::attribute_failed("UUID.int is not a 128-bit int", cause))?;
+    e.str(&canonical(value))
+}
+
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase hex.
+fn canonical(value: u128) -> [u8; 36] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [b'-'; 36];
+    let mut nibble = 0;
+    for (i, slot) in out.iter_mut().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            continue;
+        }
+        let shift = 124 - 4 * nibble;
+        *slot = HEX[((value >> shift) & 0xf) as usize];
+        nibble += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical;
+
+    #[test]
+    fn canonical_form() {
+        let v = 0x1234_5678_9abc_def0_0fed_cba9_8765_4321u128;
+        assert_eq!(&canonical(v), b"12345678-9abc-def0-0fed-cba987654321");
+        assert_eq!(&canonical(0), b"00000000-0000-0000-0000-000000000000");
+    }
+}
