@@ -52,12 +52,16 @@ impl Text {
     }
 
     /// `value` as exactly `width` decimal digits (zero-padded; `value` must fit).
-    fn digits(&mut self, value: u32, width: u32) {
-        let mut div = 10u32.pow(width - 1);
-        for _ in 0..width {
-            self.push(b'0' + ((value / div) % 10) as u8);
-            div /= 10;
+    fn digits(&mut self, mut value: u32, width: usize) {
+        let end = self.len + width;
+        let Some(out) = self.buf.get_mut(self.len..end) else {
+            return;
+        };
+        for slot in out.iter_mut().rev() {
+            *slot = b'0' + (value % 10) as u8;
+            value /= 10;
         }
+        self.len = end;
     }
 
     /// `YYYY-MM-DD`.

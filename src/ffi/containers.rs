@@ -186,3 +186,23 @@ pub unsafe fn is_dict(obj: Obj) -> bool {
     // SAFETY: forwarded from the caller.
     unsafe { ffi::PyDict_Check(obj) != 0 }
 }
+
+/// The instance `__dict__` of an object whose type has one (created if it was not yet), or
+/// `None` (a type with `__slots__` only, or on error, which is cleared).
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[inline]
+pub unsafe fn instance_dict(obj: Obj) -> Option<Owned> {
+    // SAFETY: forwarded from the caller; the generic getter handles every dict layout.
+    unsafe {
+        if (*ffi::Py_TYPE(obj)).tp_dictoffset == 0 {
+            return None;
+        }
+        let dict = Owned::from_new(ffi::PyObject_GenericGetDict(obj, std::ptr::null_mut()));
+        if dict.is_none() {
+            ffi::PyErr_Clear();
+        }
+        dict.filter(|d| ffi::PyDict_Check(d.as_ptr()) != 0)
+    }
+}

@@ -13,6 +13,8 @@ pub struct Known {
     pub date: TypePtr,
     pub time: TypePtr,
     pub utc: Obj,
+    /// `datetime.timezone`: a fixed offset, the same for every datetime.
+    pub fixed_timezone: TypePtr,
     pub datetime_api: *const ffi::PyDateTime_CAPI,
     pub uuid: TypePtr,
     pub enum_meta: TypePtr,
@@ -31,6 +33,7 @@ pub struct Names {
     pub dataclass_fields: Obj,
     pub field_type: Obj,
     pub value: Obj,
+    pub value_slot: Obj,
     pub int: Obj,
     pub utcoffset: Obj,
     pub pydantic_fields: Obj,
@@ -75,6 +78,7 @@ impl Known {
             dataclass_fields: name("__dataclass_fields__"),
             field_type: name("_field_type"),
             value: name("value"),
+            value_slot: name("_value_"),
             int: name("int"),
             utcoffset: name("utcoffset"),
             pydantic_fields: name("__pydantic_fields__"),
@@ -90,7 +94,10 @@ impl Known {
                 (*api).TimeZone_UTC,
             )
         };
+        // SAFETY: `utc` is a live object (the C API's UTC singleton).
+        let fixed_timezone = unsafe { ffi::Py_TYPE(utc) };
         Ok(Known {
+            fixed_timezone,
             datetime,
             date,
             time,

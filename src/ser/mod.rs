@@ -9,7 +9,7 @@ pub mod state;
 use pyo3::prelude::*;
 
 use crate::emit::MsgpackEmitter;
-use crate::ffi::{BytesWriter, Known, Obj, TypePtr};
+use crate::ffi::{BytesWriter, Known, Obj, Owned, TypePtr};
 use crate::opt::Opt;
 use state::State;
 
@@ -18,6 +18,9 @@ pub struct Ctx {
     pub default: Option<Obj>,
     pub ext_type: TypePtr,
     pub known: &'static Known,
+    /// The last fixed-offset timezone seen (held, so its address cannot be reused by another
+    /// object) and its offset in seconds: the datetimes of one call usually share one.
+    pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
 }
 
 /// Initial capacity of the output; it doubles as needed and is trimmed at the end.
@@ -34,6 +37,7 @@ pub fn packb<'py>(
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
         known: Known::get(py)?,
+        last_fixed_tz: std::cell::Cell::new(None),
     };
     // SAFETY: the GIL is held for the whole call (`py`).
     let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };

@@ -19,16 +19,22 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     // SAFETY: forwarded from the caller; `names` is a tuple of str we hold.
     unsafe {
         let _hold = ffi::hold(obj);
-        let names = field_names(ffi::type_of(obj).cast(), cx)?;
-        let names = ffi::tuple_items(names.as_ptr());
+        let held_names = field_names(ffi::type_of(obj).cast(), cx)?;
+        let names = ffi::tuple_items(held_names.as_ptr());
+        // Field values are read from the instance dict when there is one (a lookup by a str
+        // whose hash is cached), else through attribute access (slots, properties).
+        let dict = ffi::instance_dict(obj);
         e.map_begin(names.len())?;
         for (i, &name) in names.iter().enumerate() {
             e.map_key(i)?;
             per_type::str::write(name, st, e)?;
             e.map_value()?;
-            let value = ffi::get_attr(obj, name).map_err(|cause| {
-                error::attribute_failed("dataclass field could not be read", cause)
-            })?;
+            let value = match dict.as_ref().and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
+                Some(value) => Owned::from_borrowed(value),
+                None => ffi::get_attr(obj, name).map_err(|cause| {
+                    error::attribute_failed("dataclass field could not be read", cause)
+                })?,
+            };
             dispatch::write(value.as_ptr(), st, cx, e)?;
         }
     }

@@ -23,6 +23,16 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
         if tz == cx.known.utc {
             return Ok(Some(0));
         }
+        let fixed = ffi::type_of(tz) == cx.known.fixed_timezone;
+        if fixed {
+            if let Some((last, offset)) = cx.last_fixed_tz.take() {
+                let hit = last.as_ptr() == tz;
+                cx.last_fixed_tz.set(Some((last, offset)));
+                if hit {
+                    return Ok(Some(offset));
+                }
+            }
+        }
         let delta = ffi::call_method0(obj, cx.known.names.utcoffset)
             .map_err(|cause| error::attribute_failed("datetime.utcoffset() raised", cause))?;
         if delta.as_ptr() == ffi::none() {
@@ -31,7 +41,12 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
         if !ffi::is_timedelta(delta.as_ptr()) {
             return Err(error::bad_utcoffset());
         }
-        Ok(Some(ffi::timedelta_seconds(delta.as_ptr())))
+        let offset = ffi::timedelta_seconds(delta.as_ptr());
+        if fixed {
+            cx.last_fixed_tz
+                .set(Some((ffi::Owned::from_borrowed(tz), offset)));
+        }
+        Ok(Some(offset))
     }
 }
 

@@ -10,8 +10,23 @@ use crate::ser::{dispatch, error, Ctx};
 /// `obj` is a live enum member; the GIL is held.
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
-    let value = unsafe { ffi::get_attr(obj, cx.known.names.value) }
-        .map_err(|cause| error::attribute_failed("enum member has no value", cause))?;
+    let value = unsafe { member_value(obj, cx) }?;
     // A value may be another enum or a container: count it as one level of nesting.
     dispatch::write(value.as_ptr(), st.enter_container()?, cx, e)
+}
+
+/// A member's value: `_value_`, where `Enum` stores it (the `value` property returns the same
+/// through Python code), else `value`.
+///
+/// # Safety
+/// `obj` is a live enum member; the GIL is held.
+pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if let Ok(value) = ffi::get_attr(obj, cx.known.names.value_slot) {
+            return Ok(value);
+        }
+        ffi::get_attr(obj, cx.known.names.value)
+            .map_err(|cause| error::attribute_failed("enum member has no value", cause))
+    }
 }

@@ -77,8 +77,7 @@ unsafe fn write_rich<E: Emitter>(key: Obj, ty: TypePtr, st: State, cx: &Ctx, e: 
         } else if ffi::is_subtype(ty, k.uuid) {
             per_type::uuid::write(key, cx, e)
         } else if ffi::is_subtype(ffi::type_of(ty.cast()), k.enum_meta) {
-            let value = ffi::get_attr(key, k.names.value)
-                .map_err(|cause| error::attribute_failed("enum member has no value", cause))?;
+            let value = per_type::enums::member_value(key, cx)?;
             write_non_str(value.as_ptr(), st.enter_container()?, cx, e)
         } else {
             Err(error::bad_key(key, true))

@@ -23,15 +23,12 @@ pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase hex.
 fn canonical(value: u128) -> [u8; 36] {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    // Where each of the 16 bytes goes: two hex digits, dashes after bytes 4, 6, 8 and 10.
+    const AT: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
     let mut out = [b'-'; 36];
-    let mut nibble = 0;
-    for (i, slot) in out.iter_mut().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            continue;
-        }
-        let shift = 124 - 4 * nibble;
-        *slot = HEX[((value >> shift) & 0xf) as usize];
-        nibble += 1;
+    for (byte, at) in value.to_be_bytes().iter().zip(AT) {
+        out[at] = HEX[(byte >> 4) as usize];
+        out[at + 1] = HEX[(byte & 0xf) as usize];
     }
     out
 }
