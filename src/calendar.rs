@@ -90,18 +90,21 @@ impl Text {
         self.push(b);
     }
 
-    /// A UTC offset in seconds as `+HH:MM` (seconds of the offset are dropped, as RFC 3339 has
-    /// no place for them), or `Z` for zero when `utc_z`.
+    /// A UTC offset in seconds as `+HH:MM`, or `Z` for zero when `utc_z`. Seconds of the offset
+    /// are dropped, as RFC 3339 has no place for them; an offset that leaves `00:00` is written
+    /// as zero (`+00:00`), since `-00:00` means "offset unknown" in RFC 3339.
     pub fn offset(&mut self, seconds: i64, utc_z: bool) {
-        if seconds == 0 && utc_z {
+        let abs = seconds.unsigned_abs();
+        let (hours, minutes) = ((abs / 3600) as u32, ((abs % 3600) / 60) as u32);
+        if hours == 0 && minutes == 0 && utc_z {
             self.push(b'Z');
             return;
         }
-        self.push(if seconds < 0 { b'-' } else { b'+' });
-        let abs = seconds.unsigned_abs();
-        self.digits((abs / 3600) as u32, 2);
+        let negative = seconds < 0 && (hours, minutes) != (0, 0);
+        self.push(if negative { b'-' } else { b'+' });
+        self.digits(hours, 2);
         self.push(b':');
-        self.digits(((abs % 3600) / 60) as u32, 2);
+        self.digits(minutes, 2);
     }
 }
 
@@ -144,5 +147,8 @@ mod tests {
         z.time(0, 0, 0, 0);
         z.offset(0, true);
         assert_eq!(z.as_bytes(), b"00:00:00Z");
+        let mut small = Text::new();
+        small.offset(-30, false);
+        assert_eq!(small.as_bytes(), b"+00:00");
     }
 }

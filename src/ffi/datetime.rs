@@ -86,16 +86,18 @@ pub unsafe fn time_has_tzinfo(obj: Obj) -> bool {
     unsafe { ffi::PyDateTime_TIME_GET_TZINFO(obj) != super::none() }
 }
 
-/// Whole seconds of a `timedelta` (days folded in; microseconds dropped).
+/// A `timedelta` in microseconds.
 ///
 /// # Safety
 /// `obj` is a live `timedelta`.
 #[inline]
-pub unsafe fn timedelta_seconds(obj: Obj) -> i64 {
+pub unsafe fn timedelta_micros(obj: Obj) -> i64 {
     // SAFETY: forwarded from the caller.
     unsafe {
-        ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64 * 86_400
-            + ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64
+        (ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64 * 86_400
+            + ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64)
+            * 1_000_000
+            + ffi::PyDateTime_DELTA_GET_MICROSECONDS(obj) as i64
     }
 }
 

@@ -18,6 +18,9 @@ pub struct Known {
     pub datetime_api: *const ffi::PyDateTime_CAPI,
     pub uuid: TypePtr,
     pub enum_meta: TypePtr,
+    /// `enum.Enum.__dict__["value"]`: members whose type resolves `value` to this read
+    /// `_value_` directly.
+    pub enum_value_descriptor: Obj,
     pub decimal: TypePtr,
     /// `dataclasses._FIELD`: the `_field_type` of real fields (not ClassVar or InitVar).
     pub field_marker: Obj,
@@ -70,7 +73,14 @@ impl Known {
             return Err(PyErr::fetch(py));
         }
         let uuid = keep(py.import("uuid")?.getattr("UUID")?);
-        let enum_meta = keep(py.import("enum")?.getattr("EnumMeta")?);
+        let enum_module = py.import("enum")?;
+        let enum_meta = keep(enum_module.getattr("EnumMeta")?);
+        let enum_value_descriptor = keep(
+            enum_module
+                .getattr("Enum")?
+                .getattr("__dict__")?
+                .get_item("value")?,
+        );
         let decimal = keep(py.import("decimal")?.getattr("Decimal")?);
         let field_marker = keep(py.import("dataclasses")?.getattr("_FIELD")?);
         let mut name = |s: &str| keep(PyString::intern(py, s).into_any());
@@ -105,6 +115,7 @@ impl Known {
             datetime_api: api,
             uuid: uuid.cast(),
             enum_meta: enum_meta.cast(),
+            enum_value_descriptor,
             decimal: decimal.cast(),
             field_marker,
             names,

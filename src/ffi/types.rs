@@ -95,3 +95,20 @@ pub fn true_obj() -> Obj {
     // SAFETY: `Py_True` only returns the address of the interpreter's True singleton.
     unsafe { ffi::Py_True() }
 }
+
+extern "C" {
+    // Exported by CPython (Include/cpython/object.h): looks `name` up along a type's MRO, through
+    // the type attribute cache, without invoking descriptors. Returns a borrowed reference.
+    fn _PyType_Lookup(ty: TypePtr, name: Obj) -> Obj;
+}
+
+/// What `name` resolves to on the type `ty` (borrowed), without calling anything.
+///
+/// # Safety
+/// `ty` is a live type, `name` a live str, and the GIL is held.
+#[inline]
+pub unsafe fn type_lookup(ty: TypePtr, name: Obj) -> Option<Obj> {
+    // SAFETY: forwarded from the caller; the lookup raises no error.
+    let found = unsafe { _PyType_Lookup(ty, name) };
+    (!found.is_null()).then_some(found)
+}

@@ -122,10 +122,10 @@ fn datetime_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     }
 }
 
-/// Types recognised by their metaclass, their base classes or a marker attribute: enums,
-/// subclasses of the types above, dataclasses, pydantic models, and subclasses of the builtins.
-/// Builtin subclasses pack as their base type unless `OPT_PASSTHROUGH_SUBCLASS` (tuple
-/// subclasses such as namedtuple always go to `default`).
+/// Types recognised by their metaclass, a marker attribute or their base classes: enums,
+/// dataclasses, pydantic models, then subclasses of the types above and of the builtins, which
+/// pack as their base type unless `OPT_PASSTHROUGH_SUBCLASS` (tuple subclasses such as
+/// namedtuple always go to `default`).
 #[cold]
 unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
@@ -137,16 +137,6 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
                 ObType::Other
             } else {
                 ObType::Enum
-            };
-        }
-        if ffi::is_subtype(ty, k.date) || ffi::is_subtype(ty, k.time) {
-            return datetime_kind(ty, st, cx);
-        }
-        if ffi::is_subtype(ty, k.uuid) {
-            return if st.has(opt::PASSTHROUGH_UUID) {
-                ObType::Other
-            } else {
-                ObType::Uuid
             };
         }
         if ffi::has_attr(ty.cast(), k.names.dataclass_fields) {
@@ -161,6 +151,19 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         }
         if st.has(opt::PASSTHROUGH_SUBCLASS) {
             return ObType::Other;
+        }
+        if ffi::is_subtype(ty, k.date) || ffi::is_subtype(ty, k.time) {
+            return datetime_kind(ty, st, cx);
+        }
+        if ffi::is_subtype(ty, k.uuid) {
+            return if st.has(opt::PASSTHROUGH_UUID) {
+                ObType::Other
+            } else {
+                ObType::Uuid
+            };
+        }
+        if ffi::is_subtype(ty, k.decimal) {
+            return ObType::Decimal;
         }
         if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             ObType::Str

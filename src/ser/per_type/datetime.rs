@@ -9,7 +9,7 @@ use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, Ctx};
 
-/// The UTC offset of a datetime in seconds, `None` when it is naive (no tzinfo, or a tzinfo whose
+/// The UTC offset of a datetime in microseconds, `None` when it is naive (no tzinfo, or a tzinfo whose
 /// `utcoffset` says `None`).
 ///
 /// # Safety
@@ -41,7 +41,7 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
         if !ffi::is_timedelta(delta.as_ptr()) {
             return Err(error::bad_utcoffset());
         }
-        let offset = ffi::timedelta_seconds(delta.as_ptr());
+        let offset = ffi::timedelta_micros(delta.as_ptr());
         if fixed {
             cx.last_fixed_tz
                 .set(Some((ffi::Owned::from_borrowed(tz), offset)));
@@ -59,8 +59,10 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut 
     if st.has(opt::DATETIME_AS_TIMESTAMP_EXT) {
         if let Some(offset) = offset {
             let days = days_from_civil(c.year as i64, c.month, c.day);
-            let secs = days * 86_400 + (c.hour * 3600 + c.minute * 60 + c.second) as i64 - offset;
-            return e.timestamp(secs, c.microsecond * 1000);
+            let local = days * 86_400 + (c.hour * 3600 + c.minute * 60 + c.second) as i64;
+            let micros = local * 1_000_000 + c.microsecond as i64 - offset;
+            let nanos = micros.rem_euclid(1_000_000) as u32 * 1000;
+            return e.timestamp(micros.div_euclid(1_000_000), nanos);
         }
     }
     let mut text = Text::new();
@@ -68,7 +70,7 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut 
     text.sep(b'T');
     text.time(c.hour, c.minute, c.second, micros(c.microsecond, st));
     if let Some(offset) = offset {
-        text.offset(offset, st.has(opt::UTC_Z));
+        text.offset(offset / 1_000_000, st.has(opt::UTC_Z));
     }
     e.str(text.as_bytes())
 }

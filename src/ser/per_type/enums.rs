@@ -15,18 +15,23 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     dispatch::write(value.as_ptr(), st.enter_container()?, cx, e)
 }
 
-/// A member's value: `_value_`, where `Enum` stores it (the `value` property returns the same
-/// through Python code), else `value`.
+/// A member's `value`. When the enum keeps `Enum`'s own `value` property, which returns
+/// `_value_` through Python code, `_value_` is read directly.
 ///
 /// # Safety
 /// `obj` is a live enum member; the GIL is held.
 pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
+    let names = &cx.known.names;
     // SAFETY: forwarded from the caller.
     unsafe {
-        if let Ok(value) = ffi::get_attr(obj, cx.known.names.value_slot) {
-            return Ok(value);
+        let standard = ffi::type_lookup(ffi::type_of(obj), names.value)
+            == Some(cx.known.enum_value_descriptor);
+        if standard {
+            if let Ok(value) = ffi::get_attr(obj, names.value_slot) {
+                return Ok(value);
+            }
         }
-        ffi::get_attr(obj, cx.known.names.value)
+        ffi::get_attr(obj, names.value)
             .map_err(|cause| error::attribute_failed("enum member has no value", cause))
     }
 }
