@@ -90,21 +90,25 @@ impl Text {
         self.push(b);
     }
 
-    /// A UTC offset in seconds as `+HH:MM`, or `Z` for zero when `utc_z`. Seconds of the offset
-    /// are dropped, as RFC 3339 has no place for them; an offset that leaves `00:00` is written
-    /// as zero (`+00:00`), since `-00:00` means "offset unknown" in RFC 3339.
-    pub fn offset(&mut self, seconds: i64, utc_z: bool) {
-        let abs = seconds.unsigned_abs();
-        let (hours, minutes) = ((abs / 3600) as u32, ((abs % 3600) / 60) as u32);
-        if hours == 0 && minutes == 0 && utc_z {
+    /// A UTC offset in microseconds as `+HH:MM`, or `Z` for zero when `utc_z`. RFC 3339 has no
+    /// place for seconds in an offset, so it is rounded to the closest minute, as the RFC's own
+    /// example does (+00:19:32.13 as `+00:20`), up to `23:59`; an offset that rounds to zero is
+    /// written `+00:00`, since `-00:00` means "offset unknown".
+    pub fn offset(&mut self, micros: i64, utc_z: bool) {
+        const MINUTE: u64 = 60_000_000;
+        let minutes = ((micros.unsigned_abs() + MINUTE / 2) / MINUTE).min(23 * 60 + 59) as u32;
+        if minutes == 0 && utc_z {
             self.push(b'Z');
             return;
         }
-        let negative = seconds < 0 && (hours, minutes) != (0, 0);
-        self.push(if negative { b'-' } else { b'+' });
-        self.digits(hours, 2);
+        self.push(if micros < 0 && minutes != 0 {
+            b'-'
+        } else {
+            b'+'
+        });
+        self.digits(minutes / 60, 2);
         self.push(b':');
-        self.digits(minutes, 2);
+        self.digits(minutes % 60, 2);
     }
 }
 
@@ -141,14 +145,23 @@ mod tests {
         t.date(2020, 1, 2);
         t.sep(b'T');
         t.time(3, 4, 5, 6);
-        t.offset(-(5 * 3600 + 30 * 60 + 15), false);
+        t.offset(-(5 * 3600 + 30 * 60 + 15) * 1_000_000, false);
         assert_eq!(t.as_bytes(), b"2020-01-02T03:04:05.000006-05:30");
         let mut z = Text::new();
         z.time(0, 0, 0, 0);
         z.offset(0, true);
         assert_eq!(z.as_bytes(), b"00:00:00Z");
         let mut small = Text::new();
-        small.offset(-30, false);
+        small.offset(-29_999_999, false);
         assert_eq!(small.as_bytes(), b"+00:00");
+        let mut amsterdam = Text::new();
+        amsterdam.offset((19 * 60 + 32) * 1_000_000 + 130_000, false);
+        assert_eq!(amsterdam.as_bytes(), b"+00:20");
+        let mut carry = Text::new();
+        carry.offset((5 * 3600 + 59 * 60 + 30) * 1_000_000, false);
+        assert_eq!(carry.as_bytes(), b"+06:00");
+        let mut top = Text::new();
+        top.offset(-(24 * 3600 * 1_000_000 - 1), false);
+        assert_eq!(top.as_bytes(), b"-23:59");
     }
 }

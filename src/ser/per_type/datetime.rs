@@ -70,7 +70,7 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut 
     text.sep(b'T');
     text.time(c.hour, c.minute, c.second, micros(c.microsecond, st));
     if let Some(offset) = offset {
-        text.offset(offset / 1_000_000, st.has(opt::UTC_Z));
+        text.offset(offset, st.has(opt::UTC_Z));
     }
     e.str(text.as_bytes())
 }

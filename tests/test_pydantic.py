@@ -1,0 +1,237 @@
+"""pydantic v2 models with OPT_SERIALIZE_PYDANTIC: a map of the fields (from __dict__) and the
+`extra` values, nested models packed the same way, like ormsgpack. fastmsgpack never imports
+pydantic itself."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import subprocess
+import sys
+import textwrap
+import uuid
+from typing import Any, ClassVar
+
+import pydantic
+import pytest
+from conftest import assert_packs_like_ormsgpack, fast_option, oracle_packb
+
+import fastmsgpack
+from fastmsgpack import OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, MsgpackEncodeError
+
+PYD = OPT_SERIALIZE_PYDANTIC
+
+
+class Kind(enum.Enum):
+    A = "a"
+
+
+class Inner(pydantic.BaseModel):
+    b: int = 2
+    a: str = "x"
+
+
+class Outer(pydantic.BaseModel):
+    z: int
+    inner: Inner
+    items: list[Inner] = []
+    when: datetime.datetime | None = None
+    id: uuid.UUID = uuid.UUID(int=1)
+    kind: Kind = Kind.A
+    mapping: dict[str, Inner] = {}
+    aliased: int = pydantic.Field(default=5, alias="ALIAS")
+    _private: int = pydantic.PrivateAttr(default=7)
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def computed(self) -> int:  # not in __dict__: left out
+        return 1
+
+
+class Extra(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="allow")
+    b: int = 1
+
+
+class Frozen(pydantic.BaseModel, frozen=True):
+    value: tuple[int, ...] = (1, 2)
+
+
+class Derived(Inner):
+    c: float = 0.5
+
+
+class Root(pydantic.RootModel[list[int]]):
+    pass
+
+
+WHEN = datetime.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc)
+OUTER = Outer(z=1, inner=Inner(), items=[Inner(b=5)], when=WHEN, mapping={"m": Inner(a="y")})
+OUTER_FIELDS = {
+    "z": 1,
+    "inner": {"b": 2, "a": "x"},
+    "items": [{"b": 5, "a": "x"}],
+    "when": "2024-01-02T03:04:05.000006+00:00",
+    "id": "00000000-0000-0000-0000-000000000001",
+    "kind": "a",
+    "mapping": {"m": {"b": 2, "a": "y"}},
+    "aliased": 5,
+}
+CONSTRUCTED_FIELDS = {
+    "z": 1,
+    "items": [],
+    "when": None,
+    "id": "00000000-0000-0000-0000-000000000001",
+    "kind": "a",
+    "mapping": {},
+    "aliased": 5,
+}
+
+MODELS: list[tuple[Any, Any]] = [
+    (OUTER, OUTER_FIELDS),
+    (Inner(), {"b": 2, "a": "x"}),
+    (
+        Extra.model_validate({"b": 2, "zz": [3], "aa": {"k": WHEN}}),
+        {"b": 2, "zz": [3], "aa": {"k": WHEN.isoformat()}},
+    ),
+    (Extra(), {"b": 1}),
+    (Frozen(), {"value": [1, 2]}),
+    (Derived(c=1.5), {"b": 2, "a": "x", "c": 1.5}),
+    (Root([1, 2]), {"root": [1, 2]}),
+    (Outer.model_construct(z=1), CONSTRUCTED_FIELDS),  # no "inner": it was not given
+]
+IDS = ["nested", "defaults", "extra", "extra-empty", "frozen", "subclass", "root", "construct"]
+
+
+@pytest.mark.parametrize(("model", "fields"), MODELS, ids=IDS)
+def test_model_like_ormsgpack(model: Any, fields: Any) -> None:
+    packed = assert_packs_like_ormsgpack(model, option=PYD)
+    assert fastmsgpack.unpackb(packed) == fastmsgpack.unpackb(oracle_packb(fields))
+    assert_packs_like_ormsgpack({"list": [model, (model,)]}, option=PYD)
+
+
+@pytest.mark.parametrize(("model", "fields"), MODELS, ids=IDS)
+@pytest.mark.parametrize("names", [("OPT_SORT_KEYS",), ("OPT_UTC_Z", "OPT_OMIT_MICROSECONDS")])
+def test_model_with_options_like_ormsgpack(model: Any, fields: Any, names: Any) -> None:
+    assert_packs_like_ormsgpack([model], option=PYD | fast_option(*names))
+
+
+def test_sort_keys_sorts_fields_and_extra_together() -> None:
+    model = Extra.model_validate({"b": 1, "zz": 2, "aa": 3, "B": 4})
+    packed = assert_packs_like_ormsgpack(model, option=PYD | OPT_SORT_KEYS)
+    assert packed == oracle_packb({"B": 4, "aa": 3, "b": 1, "zz": 2})
+
+
+def test_extra_set_after_validation() -> None:
+    model = Extra()
+    model.later = [1]  # type: ignore[attr-defined]
+    assert assert_packs_like_ormsgpack(model, option=PYD) == oracle_packb({"b": 1, "later": [1]})
+
+
+def test_extra_key_with_leading_underscore_is_left_out_like_ormsgpack() -> None:
+    model = Extra.model_validate({"b": 2, "_under": 3, "ok": 4})
+    assert model.__pydantic_extra__ == {"_under": 3, "ok": 4}
+    assert assert_packs_like_ormsgpack(model, option=PYD) == oracle_packb({"b": 2, "ok": 4})
+
+
+# ormsgpack 1.13.1 panics (aborting the process) on an empty key: not compared with it.
+def test_empty_string_extra_key() -> None:
+    model = Extra.model_validate({"b": 2, "zz": 3, "": 4})
+    assert fastmsgpack.packb(model, option=PYD) == oracle_packb({"b": 2, "zz": 3, "": 4})
+    assert fastmsgpack.packb(model, option=PYD | OPT_SORT_KEYS) == oracle_packb(
+        {"": 4, "b": 2, "zz": 3}
+    )
+
+
+def test_without_the_option_a_model_goes_to_default() -> None:
+    for model, _ in MODELS:
+        with pytest.raises(MsgpackEncodeError, match=type(model).__name__):
+            fastmsgpack.packb(model)
+    calls: list[Any] = []
+
+    def default(obj: Any) -> Any:
+        calls.append(obj)
+        return obj.model_dump(mode="json")
+
+    packed = fastmsgpack.packb([OUTER, {"k": Inner()}], default=default)
+    assert calls == [OUTER, Inner()]
+    assert calls[0] is OUTER
+    assert packed == assert_packs_like_ormsgpack([OUTER, {"k": Inner()}], default=default)
+    assert fastmsgpack.unpackb(packed)[1] == {"k": {"b": 2, "a": "x"}}
+
+
+def test_model_class_is_not_a_model() -> None:
+    # ormsgpack 1.12.2 aborts on this with the option: not compared with it.
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(Inner, option=PYD)
+
+
+def test_pydantic_dataclass_is_a_dataclass() -> None:
+    @pydantic.dataclasses.dataclass
+    class Point:
+        x: int
+        _y: int = 0
+
+    packed = assert_packs_like_ormsgpack(Point(1))
+    assert packed == oracle_packb({"x": 1})
+    assert assert_packs_like_ormsgpack(Point(1), option=PYD) == packed
+
+
+def test_objects_that_are_not_models_still_go_to_default() -> None:
+    class Lookalike:
+        model_fields: ClassVar[dict[str, Any]] = {}
+
+        def __init__(self) -> None:
+            self.a = 1
+
+    assert assert_packs_like_ormsgpack(Lookalike(), PYD, lambda obj: "default") == oracle_packb(
+        "default"
+    )
+
+
+NO_PYDANTIC = textwrap.dedent(
+    """
+    import dataclasses, datetime, decimal, enum, sys, uuid
+    import fastmsgpack
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    class Color(enum.Enum):
+        RED = 1
+
+    class Other:
+        pass
+
+    doc = {
+        "dc": Point(1), "dt": datetime.datetime(2024, 1, 1), "d": datetime.date(2024, 1, 1),
+        "t": datetime.time(1), "u": uuid.UUID(int=1), "e": Color.RED, "s": {1}, "f": frozenset(),
+        "dec": decimal.Decimal("1.5"), "o": Other(), "l": [1, 2.5, "x", b"y", None, True],
+    }
+    names = [name for name in dir(fastmsgpack) if name.startswith("OPT_")]
+    options = [getattr(fastmsgpack, name) for name in names]
+    everything = 0
+    for option in options:
+        everything |= option
+    for option in [0, *options, everything]:
+        try:
+            packed = fastmsgpack.packb(doc, default=repr, option=option)
+        except fastmsgpack.MsgpackEncodeError:
+            continue  # an option combination packb refuses; no import either way
+        fastmsgpack.unpackb(packed)
+    for option in (fastmsgpack.OPT_NON_STR_KEYS, fastmsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT):
+        fastmsgpack.unpackb(fastmsgpack.packb(doc, default=repr), option=option)
+    assert "pydantic" not in sys.modules, "fastmsgpack imported pydantic"
+    assert not any(name.startswith("pydantic") for name in sys.modules)
+    print("ok", len(options))
+    """
+)
+
+
+def test_fastmsgpack_never_imports_pydantic() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", NO_PYDANTIC], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["ok", "15"]

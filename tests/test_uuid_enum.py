@@ -1,0 +1,262 @@
+"""uuid.UUID packs as its canonical string; enum members pack as their value, recursively, with
+the same options. OPT_PASSTHROUGH_UUID and OPT_PASSTHROUGH_ENUM send them to default."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import sys
+import uuid
+from typing import Any
+
+import pytest
+from conftest import assert_packs_like_ormsgpack, fast_option, oracle_packb
+
+import fastmsgpack
+from fastmsgpack import (
+    OPT_PASSTHROUGH_ENUM,
+    OPT_PASSTHROUGH_SUBCLASS,
+    OPT_PASSTHROUGH_UUID,
+    MsgpackEncodeError,
+)
+
+UUIDS = [
+    uuid.UUID(int=0),
+    uuid.UUID(int=2**128 - 1),
+    uuid.UUID("F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6"),
+    uuid.uuid5(uuid.NAMESPACE_DNS, "example.org"),
+    uuid.UUID(int=1, version=4),
+]
+
+
+@pytest.mark.parametrize("value", UUIDS, ids=str)
+def test_uuid_is_its_canonical_string(value: uuid.UUID) -> None:
+    text = str(value)
+    assert len(text) == 36
+    assert text == text.lower()
+    assert assert_packs_like_ormsgpack(value) == oracle_packb(text)
+    assert assert_packs_like_ormsgpack({"ids": [value, (value,)]}) == oracle_packb(
+        {"ids": [text, [text]]}
+    )
+    assert fastmsgpack.unpackb(fastmsgpack.packb(value)) == text
+
+
+class MyUUID(uuid.UUID):
+    pass
+
+
+def test_passthrough_uuid_and_subclass() -> None:
+    # ormsgpack rejects UUID subclasses; they pack as a UUID, and follow OPT_PASSTHROUGH_UUID.
+    assert fastmsgpack.packb(MyUUID(int=5)) == oracle_packb(str(uuid.UUID(int=5)))
+    calls: list[Any] = []
+
+    def default(obj: Any) -> Any:
+        calls.append(obj)
+        return obj.bytes
+
+    values = [*UUIDS, MyUUID(int=5)]
+    packed = fastmsgpack.packb(values, default=default, option=OPT_PASSTHROUGH_UUID)
+    assert packed == oracle_packb([u.bytes for u in values])
+    assert len(calls) == len(values)
+    assert all(call is value for call, value in zip(calls, values))
+    assert packed == assert_packs_like_ormsgpack(values, OPT_PASSTHROUGH_UUID, default)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(UUIDS[0], option=OPT_PASSTHROUGH_UUID)
+
+
+class Plain(enum.Enum):
+    INT = 1
+    STR = "s"
+    FLOAT = 1.5
+    TUPLE = (1, "two")
+    LIST = [1, [2]]  # noqa: RUF012
+    BYTES = b"\x00"
+    BIG = 2**64 - 1
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 300
+    NEGATIVE = -(2**63)
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+
+
+class Ratio(float, enum.Enum):
+    HALF = 0.5
+
+
+class Raw(bytes, enum.Enum):
+    X = b"x"
+
+
+class Day(datetime.date, enum.Enum):
+    EPOCH = (1970, 1, 1)
+
+
+class Perm(enum.Flag):
+    R = 4
+    W = 2
+
+
+class IntPerm(enum.IntFlag):
+    R = 4
+    W = 2
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    _hidden: int = 0
+
+
+WHEN = datetime.datetime(2024, 1, 2, 3, 4, 5, 6)
+
+
+class Rich(enum.Enum):
+    POINT = Point(1)
+    DICT = {"when": WHEN, "id": uuid.UUID(int=9)}  # noqa: RUF012
+    UUID = uuid.UUID(int=3)
+    NESTED = Plain.TUPLE
+    DEEP = [Level.HIGH, {"c": Color.RED}]  # noqa: RUF012
+
+
+class Meta(enum.EnumMeta):
+    pass
+
+
+class Custom(enum.Enum, metaclass=Meta):
+    A = 5
+    B = "b"
+
+
+RICH_DICT = {"when": "2024-01-02T03:04:05.000006", "id": "00000000-0000-0000-0000-000000000009"}
+MEMBERS: list[tuple[Any, Any]] = [
+    *((member, member.value) for member in Plain),
+    *((member, member.value) for member in Level),
+    (Color.RED, "red"),
+    (Ratio.HALF, 0.5),
+    (Raw.X, b"x"),
+    (Day.EPOCH, "1970-01-01"),
+    (Perm.R, 4),
+    (Perm.R | Perm.W, 6),
+    (Perm(0), 0),
+    (IntPerm.R | IntPerm.W, 6),
+    (IntPerm(0), 0),
+    (Rich.POINT, {"x": 1}),
+    (Rich.DICT, RICH_DICT),
+    (Rich.UUID, str(uuid.UUID(int=3))),
+    (Rich.NESTED, [1, "two"]),
+    (Rich.DEEP, [300, {"c": "red"}]),
+]
+if sys.version_info >= (3, 11):
+
+    class Text(enum.StrEnum):
+        A = "x"
+        AUTO = enum.auto()
+
+    MEMBERS += [(Text.A, "x"), (Text.AUTO, "auto")]
+
+
+@pytest.mark.parametrize(("member", "value"), MEMBERS, ids=repr)
+def test_enum_packs_its_value_like_ormsgpack(member: Any, value: Any) -> None:
+    assert assert_packs_like_ormsgpack(member) == oracle_packb(value)
+    assert assert_packs_like_ormsgpack([{"m": member}]) == oracle_packb([{"m": value}])
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("OPT_NAIVE_UTC", "OPT_UTC_Z"),
+        ("OPT_OMIT_MICROSECONDS",),
+        ("OPT_DATETIME_AS_TIMESTAMP_EXT", "OPT_NAIVE_UTC"),
+        ("OPT_SORT_KEYS",),
+    ],
+)
+def test_enum_value_is_packed_with_the_options(names: tuple[str, ...]) -> None:
+    assert_packs_like_ormsgpack([Rich.DICT, Rich.DEEP], option=fast_option(*names))
+
+
+@pytest.mark.parametrize(
+    ("member", "passthrough"),
+    [
+        (Rich.POINT, "OPT_PASSTHROUGH_DATACLASS"),
+        (Rich.UUID, "OPT_PASSTHROUGH_UUID"),
+        (Rich.DICT, "OPT_PASSTHROUGH_DATETIME"),
+    ],
+)
+def test_passthrough_options_apply_to_enum_values(member: Any, passthrough: str) -> None:
+    packed = assert_packs_like_ormsgpack(member, fast_option(passthrough), lambda obj: "default")
+    assert b"default" in packed
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb(member, option=fast_option(passthrough))
+
+
+# ormsgpack only recognises members of classes whose metaclass is exactly enum.EnumMeta.
+def test_enum_with_custom_metaclass() -> None:
+    assert fastmsgpack.packb([Custom.A, Custom.B]) == oracle_packb([5, "b"])
+    calls: list[Any] = []
+    packed = fastmsgpack.packb(Custom.A, default=calls.append, option=OPT_PASSTHROUGH_ENUM)
+    assert packed == oracle_packb(None)
+    assert calls == [Custom.A]
+
+
+ALL_KINDS: list[Any] = [Plain.INT, Level.LOW, Color.RED, Ratio.HALF, Perm.R, IntPerm.W, Rich.DICT]
+
+
+def test_passthrough_enum_sends_every_kind_to_default() -> None:
+    # IntEnum, str and float mixins, IntFlag: all go to default, not packed as int/str/float.
+    calls: list[Any] = []
+
+    def default(obj: Any) -> Any:
+        calls.append(obj)
+        return type(obj).__name__
+
+    packed = fastmsgpack.packb(ALL_KINDS, default=default, option=OPT_PASSTHROUGH_ENUM)
+    assert packed == oracle_packb([type(member).__name__ for member in ALL_KINDS])
+    assert len(calls) == len(ALL_KINDS)
+    assert all(call is member for call, member in zip(calls, ALL_KINDS))
+    assert packed == assert_packs_like_ormsgpack(ALL_KINDS, OPT_PASSTHROUGH_ENUM, default)
+    for member in ALL_KINDS:
+        with pytest.raises(MsgpackEncodeError):
+            fastmsgpack.packb(member, option=OPT_PASSTHROUGH_ENUM)
+
+
+def test_passthrough_subclass_does_not_apply_to_enums() -> None:
+    # Like ormsgpack: an enum member is an enum first, so an IntEnum or a str-mixin member packs
+    # its value under OPT_PASSTHROUGH_SUBCLASS.
+    def default(obj: Any) -> Any:
+        raise AssertionError(f"default called for {obj!r}")
+
+    packed = assert_packs_like_ormsgpack(ALL_KINDS, OPT_PASSTHROUGH_SUBCLASS, default)
+    assert packed == oracle_packb([1, 1, "red", 0.5, 4, 2, RICH_DICT])
+
+
+class Loop(enum.Enum):
+    A = 1
+
+
+Loop.A._value_ = Loop.A  # type: ignore[assignment]  # itself (ormsgpack segfaults on it)
+
+
+def test_enum_class_and_self_referencing_member_are_errors() -> None:
+    for value in (Plain, Loop.A, [{"k": Loop.A}]):
+        with pytest.raises(MsgpackEncodeError):
+            fastmsgpack.packb(value)
+    packed = assert_packs_like_ormsgpack([Level], default=lambda cls: cls.__name__)
+    assert packed == oracle_packb(["Level"])
+
+
+def test_enum_overriding_value_packs_what_value_returns() -> None:
+    class Shown(enum.Enum):
+        A = 1
+
+        @property
+        def value(self) -> str:  # type: ignore[override]
+            return f"shown-{self._value_}"
+
+    assert fastmsgpack.packb(Shown.A) == fastmsgpack.packb("shown-1")
+    assert_packs_like_ormsgpack(Shown.A)
