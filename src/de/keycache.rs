@@ -46,7 +46,7 @@ impl KeyCache {
     pub unsafe fn get(&mut self, utf8: &[u8]) -> Option<Owned> {
         let index = (hash(utf8) as usize) & (SLOTS - 1);
         if let Some(Some(slot)) = self.slots.get(index) {
-            if slot.bytes.get(..slot.len as usize) == Some(utf8) {
+            if slot.len as usize == utf8.len() && same_prefix(&slot.bytes, utf8) {
                 // SAFETY: the cached string is live (the slot holds a reference).
                 return Some(unsafe { Owned::from_borrowed(slot.obj.as_ptr()) });
             }
@@ -73,6 +73,34 @@ impl KeyCache {
 impl Default for KeyCache {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Whether `key` equals the first `key.len()` bytes of `stored`, compared a word at a time (the
+/// last word overlaps the one before it rather than running past the end): no call to `memcmp`
+/// for these short keys.
+#[inline(always)]
+fn same_prefix(stored: &[u8; MAX_KEY_LEN], key: &[u8]) -> bool {
+    let n = key.len();
+    if n > MAX_KEY_LEN {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    if n >= 8 {
+        let mut at = 0;
+        while at + 8 < n {
+            if word(stored, at) != word(key, at) {
+                return false;
+            }
+            at += 8;
+        }
+        word(stored, n - 8) == word(key, n - 8)
+    } else {
+        stored[..n] == key[..]
     }
 }
 
@@ -126,6 +154,21 @@ mod tests {
                 }
             }
         });
+    }
+
+    #[test]
+    fn same_prefix_compares_every_byte() {
+        let mut stored = [0u8; MAX_KEY_LEN];
+        let key: Vec<u8> = (0..MAX_KEY_LEN as u8).collect();
+        stored.copy_from_slice(&key);
+        for n in 0..=MAX_KEY_LEN {
+            assert!(same_prefix(&stored, &key[..n]));
+            for i in 0..n {
+                let mut other = key[..n].to_vec();
+                other[i] ^= 1;
+                assert!(!same_prefix(&stored, &other), "n={n} i={i}");
+            }
+        }
     }
 
     #[test]

@@ -298,7 +298,7 @@ impl<'a> Decoder<'a> {
         self.container(n, 2, "map", depth, start)?;
         // SAFETY: attached.
         unsafe {
-            let dict = made(ffi::new_dict())?;
+            let dict = made(ffi::new_dict(n))?;
             let mut atomic = true;
             for _ in 0..n {
                 let key_start = self.pos;

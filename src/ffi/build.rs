@@ -104,12 +104,21 @@ pub unsafe fn tuple_set(tuple: &Owned, i: usize, item: Owned) {
     unsafe { ffi::PyTuple_SET_ITEM(tuple.as_ptr(), i as ffi::Py_ssize_t, item.into_raw()) }
 }
 
+extern "C" {
+    // Exported by CPython 3.10-3.13 (Include/cpython/dictobject.h): a new dict with room for
+    // `minused` entries, so filling it never resizes.
+    fn _PyDict_NewPresized(minused: ffi::Py_ssize_t) -> Obj;
+}
+
+/// A new dict with room for `len` entries. The caller bounds `len` by the input (each entry
+/// takes at least two bytes), so a hostile length cannot reserve more than the input warrants.
+///
 /// # Safety
 /// The GIL is held.
 #[inline(always)]
-pub unsafe fn new_dict() -> Option<Owned> {
+pub unsafe fn new_dict(len: usize) -> Option<Owned> {
     // SAFETY: the GIL is held.
-    unsafe { Owned::from_new(ffi::PyDict_New()) }
+    unsafe { Owned::from_new(_PyDict_NewPresized(len as ffi::Py_ssize_t)) }
 }
 
 /// `dict[key] = value`; `false` with a Python error set if the key is unhashable.
