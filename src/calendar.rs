@@ -1,5 +1,10 @@
 //! Proleptic Gregorian calendar arithmetic and RFC 3339 text, in pure Rust (unit-tested here).
 
+/// Seconds since the epoch of 0001-01-01T00:00:00 and of 9999-12-31T23:59:59: the range of
+/// Python's `datetime` and of RFC 3339's four-digit years.
+pub const MIN_SECS: i64 = -62_135_596_800;
+pub const MAX_SECS: i64 = 253_402_300_799;
+
 /// Days since 1970-01-01 of a civil date (any year; month 1-12, day 1-31).
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };

@@ -20,6 +20,8 @@ pub const PASSTHROUGH_UUID: Opt = 1 << 11;
 pub const PASSTHROUGH_ENUM: Opt = 1 << 12;
 pub const PASSTHROUGH_DATACLASS: Opt = 1 << 13;
 pub const SERIALIZE_PYDANTIC: Opt = 1 << 14;
+pub const SERIALIZE_NUMPY: Opt = 1 << 15;
+pub const NUMPY_RAW: Opt = 1 << 16;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -38,6 +40,8 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_PASSTHROUGH_ENUM", PASSTHROUGH_ENUM),
     ("OPT_PASSTHROUGH_DATACLASS", PASSTHROUGH_DATACLASS),
     ("OPT_SERIALIZE_PYDANTIC", SERIALIZE_PYDANTIC),
+    ("OPT_SERIALIZE_NUMPY", SERIALIZE_NUMPY),
+    ("OPT_NUMPY_RAW", NUMPY_RAW),
 ];
 
 /// The options `packb` accepts.
@@ -55,10 +59,12 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | PASSTHROUGH_UUID
     | PASSTHROUGH_ENUM
     | PASSTHROUGH_DATACLASS
-    | SERIALIZE_PYDANTIC;
+    | SERIALIZE_PYDANTIC
+    | SERIALIZE_NUMPY
+    | NUMPY_RAW;
 
 /// The options `unpackb` accepts.
-pub const UNPACKB_MASK: Opt = NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT;
+pub const UNPACKB_MASK: Opt = NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW;
 
 /// Why an `option` argument was refused.
 pub enum OptError {

@@ -17,11 +17,11 @@ from fastmsgpack import MsgpackDecodeError, MsgpackEncodeError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-# Every option is valid for packb; unpackb takes only the two below.
+# Every option is valid for packb; unpackb takes only the three below.
 PACK_OPTIONS = {
     name: getattr(fastmsgpack, name) for name in fastmsgpack.__all__ if name.startswith("OPT_")
 }
-UNPACK_OPTION_NAMES = {"OPT_NON_STR_KEYS", "OPT_DATETIME_AS_TIMESTAMP_EXT"}
+UNPACK_OPTION_NAMES = {"OPT_NON_STR_KEYS", "OPT_DATETIME_AS_TIMESTAMP_EXT", "OPT_NUMPY_RAW"}
 PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k not in UNPACK_OPTION_NAMES}
 ALL_BITS = sum(PACK_OPTIONS.values())
 UNKNOWN_LOW_BIT = next(1 << n for n in range(64) if not ALL_BITS & (1 << n))

@@ -28,6 +28,7 @@ pub enum Kind {
     },
     MapAsKey,
     BadTimestamp(&'static str),
+    BadNumpy(&'static str),
 }
 
 impl fmt::Display for Kind {
@@ -55,6 +56,7 @@ impl fmt::Display for Kind {
             }
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
             Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
+            Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
         }
     }
 }

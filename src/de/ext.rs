@@ -4,17 +4,12 @@ use pyo3::prelude::*;
 
 use super::error::DeError;
 use super::error::Kind;
-use crate::calendar::civil_from_days;
+use crate::calendar::{civil_from_days, MAX_SECS, MIN_SECS};
 use crate::ext::Ext;
 use crate::ffi::{self, Civil, Known, Obj, Owned};
 
 /// The extension type MessagePack reserves for timestamps.
 const TIMESTAMP_TAG: i8 = -1;
-
-/// Seconds since the epoch of 0001-01-01T00:00:00 and of 9999-12-31T23:59:59, the range of
-/// Python's `datetime`.
-const MIN_SECS: i64 = -62_135_596_800;
-const MAX_SECS: i64 = 253_402_300_799;
 
 pub fn build(
     py: Python<'_>,

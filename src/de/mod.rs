@@ -4,11 +4,13 @@ mod error;
 mod ext;
 mod keycache;
 pub mod msgpack;
+mod numpy;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
-use crate::ffi::{GcPause, InputBuffer, Known};
+use crate::ffi::{GcPause, InputBuffer, Known, Numpy};
 use crate::opt;
 use crate::opt::Opt;
 use keycache::{KeyCache, KEY_CACHE};
@@ -49,8 +51,16 @@ pub fn unpackb<'py>(
     } else {
         None
     };
+    let numpy = if opts & opt::NUMPY_RAW != 0 {
+        let source = data
+            .is_exact_instance_of::<PyBytes>()
+            .then(|| data.as_ptr());
+        Numpy::get(py)?.map(|np| (np, source))
+    } else {
+        None
+    };
     let hook = ext_hook.map(|h| h.as_ptr());
-    let mut decoder = Decoder::new(py, input.as_slice(), opts, hook, timestamps, keys);
+    let mut decoder = Decoder::new(py, input.as_slice(), opts, hook, timestamps, numpy, keys);
     let value = decoder.decode_document().map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })

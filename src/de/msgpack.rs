@@ -9,7 +9,8 @@ use pyo3::Python;
 use super::error::{DeError, Kind};
 use super::ext;
 use super::keycache::{KeyCache, MAX_KEY_LEN};
-use crate::ffi::{self, Known, Obj, Owned};
+use super::numpy;
+use crate::ffi::{self, Known, Numpy, Obj, Owned};
 use crate::opt::{self, Opt};
 
 /// Containers nested deeper than this are refused.
@@ -25,6 +26,8 @@ pub struct Decoder<'a> {
     ext_hook: Option<Obj>,
     /// Set with `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
     timestamps: Option<&'static Known>,
+    /// Set with `OPT_NUMPY_RAW`: numpy's handles, and the input object when it is `bytes`.
+    numpy: Option<(&'static Numpy, Option<Obj>)>,
     keys: Option<&'a mut KeyCache>,
 }
 
@@ -41,6 +44,7 @@ impl<'a> Decoder<'a> {
         opts: Opt,
         ext_hook: Option<Obj>,
         timestamps: Option<&'static Known>,
+        numpy: Option<(&'static Numpy, Option<Obj>)>,
         keys: Option<&'a mut KeyCache>,
     ) -> Decoder<'a> {
         Decoder {
@@ -50,6 +54,7 @@ impl<'a> Decoder<'a> {
             opts,
             ext_hook,
             timestamps,
+            numpy,
             keys,
         }
     }
@@ -296,6 +301,12 @@ impl<'a> Decoder<'a> {
 
     fn map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
         self.container(n, 2, "map", depth, start)?;
+        if self.numpy.is_some()
+            && (n == 3 || n == 5)
+            && self.data.get(self.pos..self.pos + 4) == Some(b"\xc4\x02nd")
+        {
+            return self.numpy_map(n, depth, start);
+        }
         // SAFETY: attached.
         unsafe {
             let dict = made(ffi::new_dict(n))?;
@@ -319,6 +330,67 @@ impl<'a> Decoder<'a> {
             }
             Ok(dict)
         }
+    }
+
+    /// A map in msgpack-numpy's layout (`OPT_NUMPY_RAW`), as an ndarray or numpy scalar.
+    #[cold]
+    #[inline(never)]
+    fn numpy_map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+        let mut raw = numpy::RawArray {
+            nd: None,
+            dtype: None,
+            kind: None,
+            shape: None,
+            data: None,
+        };
+        for _ in 0..n {
+            let key_start = self.pos;
+            let key = self.bin_slice(key_start)?;
+            match key {
+                b"nd" => raw.nd = Some(self.value(depth + 1)?),
+                b"type" => raw.dtype = Some(self.value(depth + 1)?),
+                b"kind" => raw.kind = Some(self.value(depth + 1)?),
+                b"shape" => raw.shape = Some(self.value(depth + 1)?),
+                b"data" => {
+                    let value_start = self.pos;
+                    let data = self.bin_slice(value_start)?;
+                    raw.data = Some((
+                        data.as_ptr() as usize - self.data.as_ptr() as usize,
+                        data.len(),
+                    ));
+                }
+                _ => return Err(DeError::input(Kind::BadNumpy("unexpected key"), key_start)),
+            }
+        }
+        let Some((np, source)) = self.numpy else {
+            return Err(DeError::input(Kind::BadNumpy("numpy is not loaded"), start));
+        };
+        numpy::build(self.py, np, source, self.data, raw, start)
+    }
+
+    /// A bin value's bytes (the keys and data of a numpy map).
+    fn bin_slice(&mut self, start: usize) -> DeResult<&'a [u8]> {
+        let n = match self.data.get(start) {
+            Some(0xc4) => {
+                self.pos += 1;
+                self.u8(start)? as usize
+            }
+            Some(0xc5) => {
+                self.pos += 1;
+                self.u16(start)? as usize
+            }
+            Some(0xc6) => {
+                self.pos += 1;
+                self.u32(start)? as usize
+            }
+            _ => {
+                return Err(DeError::input(
+                    Kind::BadNumpy("keys and data must be bin"),
+                    start,
+                ))
+            }
+        };
+        self.take(n, "bin", start)
     }
 
     /// Whether the value that starts at `pos` decoded to an atomic object (one the garbage

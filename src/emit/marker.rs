@@ -92,6 +92,11 @@ pub fn float64(v: f64) -> Header {
     Header::with(0xcb, &v.to_bits().to_be_bytes())
 }
 
+#[inline(always)]
+pub fn float32(v: f32) -> Header {
+    Header::with(0xca, &v.to_bits().to_be_bytes())
+}
+
 /// Picks the 8, 16 or 32-bit form of a length-prefixed family. `None` past `u32::MAX`.
 #[inline(always)]
 fn sized(len: usize, m8: Option<u8>, m16: u8, m32: u8) -> Option<Header> {
@@ -239,6 +244,11 @@ mod tests {
             let mut want = Vec::new();
             let _ = rmp::encode::write_f64(&mut want, v);
             assert_eq!(float64(v).as_bytes(), want.as_slice());
+        }
+        for v in [0.5f32, -0.0, f32::NAN, f32::INFINITY] {
+            let mut want = Vec::new();
+            let _ = rmp::encode::write_f32(&mut want, v);
+            assert_eq!(float32(v).as_bytes(), want.as_slice());
         }
     }
 

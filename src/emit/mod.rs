@@ -17,12 +17,20 @@ pub trait Emitter {
     fn int(&mut self, v: i64) -> Res;
     fn uint(&mut self, v: u64) -> Res;
     fn float(&mut self, v: f64) -> Res;
+    /// A single-precision float (numpy float16 and float32 values).
+    fn float32(&mut self, v: f32) -> Res;
     /// A string, already valid UTF-8.
     fn str(&mut self, utf8: &[u8]) -> Res;
     fn bin(&mut self, data: &[u8]) -> Res;
     fn ext(&mut self, tag: i8, data: &[u8]) -> Res;
     /// A point in time: seconds since the Unix epoch and nanoseconds (0..10**9).
     fn timestamp(&mut self, secs: i64, nanos: u32) -> Res;
+
+    /// Advice that about `bytes` more bytes of output follow (a large array or binary).
+    #[inline(always)]
+    fn reserve_hint(&mut self, _bytes: usize) -> Res {
+        Ok(())
+    }
 
     fn array_begin(&mut self, len: usize) -> Res;
     /// Before the array item at `index`.

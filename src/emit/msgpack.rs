@@ -77,6 +77,16 @@ impl Emitter for MsgpackEmitter {
     }
 
     #[inline(always)]
+    fn float32(&mut self, v: f32) -> Res {
+        self.header(marker::float32(v))
+    }
+
+    #[inline]
+    fn reserve_hint(&mut self, bytes: usize) -> Res {
+        self.out.reserve(bytes)
+    }
+
+    #[inline(always)]
     fn str(&mut self, utf8: &[u8]) -> Res {
         let h = marker::str_header(utf8.len()).ok_or_else(|| too_long("str"))?;
         self.with_payload(h, utf8)

@@ -117,3 +117,15 @@ pub unsafe fn clear_error() {
     // SAFETY: forwarded from the caller.
     unsafe { ffi::PyErr_Clear() }
 }
+
+/// `obj.name(arg)`; on failure the raised exception.
+///
+/// # Safety
+/// All three are live, `name` is a str, and the GIL is held.
+#[inline]
+pub unsafe fn call_method1(obj: Obj, name: Obj, arg: Obj) -> Result<Owned, PyErr> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Owned::from_new(ffi::PyObject_CallMethodOneArg(obj, name, arg)).ok_or_else(fetch_error)
+    }
+}

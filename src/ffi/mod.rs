@@ -11,6 +11,7 @@ mod containers;
 mod datetime;
 mod gc;
 mod known;
+mod numpy;
 mod owned;
 mod scalars;
 mod text;
@@ -20,13 +21,14 @@ mod writer;
 pub use buffer::InputBuffer;
 pub use build::*;
 pub use call::{
-    call1, call2, call_method0, clear_error, fetch_error, get_attr, get_iter, has_attr, iter_next,
-    to_str,
+    call1, call2, call_method0, call_method1, clear_error, fetch_error, get_attr, get_iter,
+    has_attr, iter_next, to_str,
 };
 pub use containers::*;
 pub use datetime::*;
 pub use gc::{untrack_atomic_dict, GcPause};
 pub use known::Known;
+pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::Owned;
 pub use scalars::*;
 pub use text::*;

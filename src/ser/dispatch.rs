@@ -44,6 +44,8 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::Decimal => per_type::decimal::write(obj, e),
             ObType::Dataclass => per_type::dataclass::write(obj, st, cx, e),
             ObType::Pydantic => per_type::pydantic::write(obj, st, cx, e),
+            ObType::NumpyArray => per_type::numpy::write_array(obj, st, cx, e),
+            ObType::NumpyScalar => per_type::numpy::write_scalar(obj, st, cx, e),
             ObType::Other => per_type::default::write(obj, st, cx, e),
         }
     }

@@ -131,3 +131,18 @@ pub fn aware_time() -> Error {
 pub fn bad_utcoffset() -> Error {
     MsgpackEncodeError::new_err("tzinfo.utcoffset() must return None or a timedelta").into()
 }
+
+#[cold]
+pub fn datetime64(what: &str) -> Error {
+    MsgpackEncodeError::new_err(what.to_owned()).into()
+}
+
+/// A numpy array or scalar of a dtype that is not packed, with no `default` to take it.
+#[cold]
+pub fn numpy_dtype(name: &str) -> Error {
+    MsgpackEncodeError::new_err(format!(
+        "numpy dtype {name} is not supported (bool, int8-int64, uint8-uint64, float16-float64 and \
+         datetime64 are; give a default for others)"
+    ))
+    .into()
+}

@@ -9,8 +9,8 @@ pub mod state;
 use pyo3::prelude::*;
 
 use crate::emit::MsgpackEmitter;
-use crate::ffi::{BytesWriter, Known, Obj, Owned, TypePtr};
-use crate::opt::Opt;
+use crate::ffi::{BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
+use crate::opt::{self, Opt};
 use state::State;
 
 /// What stays the same for a whole call: the user's `default` and type pointers looked up once.
@@ -18,6 +18,9 @@ pub struct Ctx {
     pub default: Option<Obj>,
     pub ext_type: TypePtr,
     pub known: &'static Known,
+    /// numpy's handles, loaded only with `OPT_SERIALIZE_NUMPY` or `OPT_NUMPY_RAW` (and when
+    /// numpy is installed).
+    pub numpy: Option<&'static Numpy>,
     /// The last fixed-offset timezone seen (held, so its address cannot be reused by another
     /// object) and its offset in seconds: the datetimes of one call usually share one.
     pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
@@ -37,6 +40,11 @@ pub fn packb<'py>(
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
         known: Known::get(py)?,
+        numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
+            Numpy::get(py)?
+        } else {
+            None
+        },
         last_fixed_tz: std::cell::Cell::new(None),
     };
     // SAFETY: the GIL is held for the whole call (`py`).

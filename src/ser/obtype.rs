@@ -28,6 +28,8 @@ pub enum ObType {
     Decimal,
     Dataclass,
     Pydantic,
+    NumpyArray,
+    NumpyScalar,
     /// Anything else: handed to `default`.
     Other,
 }
@@ -98,6 +100,15 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     }
     if ty == k.decimal {
         return ObType::Decimal;
+    }
+    if let Some(np) = cx.numpy {
+        if ty == np.ndarray {
+            return ObType::NumpyArray;
+        }
+        // SAFETY: both are live type objects.
+        if unsafe { ffi::is_subtype(ty, np.generic) } {
+            return ObType::NumpyScalar;
+        }
     }
     // SAFETY: `ty` is a live type object; the GIL is held by every caller of the dispatch.
     unsafe { classify_by_lineage(ty, st, cx) }

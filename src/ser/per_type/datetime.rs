@@ -1,10 +1,10 @@
 //! `datetime`, `date` and `time` as RFC 3339 text, or aware datetimes as the MessagePack
 //! timestamp extension with `OPT_DATETIME_AS_TIMESTAMP_EXT`.
 
-use crate::calendar::{days_from_civil, Text};
+use crate::calendar::{civil_from_days, days_from_civil, Text, MAX_SECS, MIN_SECS};
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Obj, TimeUnit};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, Ctx};
@@ -105,5 +105,99 @@ fn micros(microsecond: u32, st: State) -> u32 {
         0
     } else {
         microsecond
+    }
+}
+
+/// A numpy datetime64 value (`value` units since the epoch), naive like every datetime64: text
+/// under the datetime options, or a timestamp with `OPT_NAIVE_UTC` and
+/// `OPT_DATETIME_AS_TIMESTAMP_EXT`. NaT and instants outside years 1-9999 are errors.
+pub fn write_datetime64<E: Emitter>(value: i64, unit: TimeUnit, st: State, e: &mut E) -> Res {
+    if value == i64::MIN {
+        return Err(error::datetime64("NaT (not a time) cannot be packed"));
+    }
+    let Some((secs, nanos)) = datetime64_instant(value, unit) else {
+        return Err(error::datetime64(
+            "datetime64 value is outside years 1 to 9999",
+        ));
+    };
+    if !(MIN_SECS..=MAX_SECS).contains(&secs) {
+        return Err(error::datetime64(
+            "datetime64 value is outside years 1 to 9999",
+        ));
+    }
+    if st.has(opt::DATETIME_AS_TIMESTAMP_EXT) && st.has(opt::NAIVE_UTC) {
+        return e.timestamp(secs, nanos);
+    }
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let in_day = secs.rem_euclid(86_400) as u32;
+    let mut text = Text::new();
+    text.date(year as u32, month, day);
+    text.sep(b'T');
+    text.time(
+        in_day / 3600,
+        in_day % 3600 / 60,
+        in_day % 60,
+        micros(nanos / 1000, st),
+    );
+    if st.has(opt::NAIVE_UTC) {
+        text.offset(0, st.has(opt::UTC_Z));
+    }
+    e.str(text.as_bytes())
+}
+
+/// Seconds since the epoch and nanoseconds of a datetime64 value; `None` on overflow.
+fn datetime64_instant(value: i64, unit: TimeUnit) -> Option<(i64, u32)> {
+    let whole = |per_sec: i64| {
+        (
+            value.div_euclid(per_sec),
+            (value.rem_euclid(per_sec) * (1_000_000_000 / per_sec)) as u32,
+        )
+    };
+    Some(match unit {
+        TimeUnit::Year => (
+            days_from_civil(1970i64.checked_add(value)?, 1, 1).checked_mul(86_400)?,
+            0,
+        ),
+        TimeUnit::Month => {
+            let year = 1970i64.checked_add(value.div_euclid(12))?;
+            (
+                days_from_civil(year, value.rem_euclid(12) as u32 + 1, 1).checked_mul(86_400)?,
+                0,
+            )
+        }
+        TimeUnit::Week => (value.checked_mul(7 * 86_400)?, 0),
+        TimeUnit::Day => (value.checked_mul(86_400)?, 0),
+        TimeUnit::Hour => (value.checked_mul(3600)?, 0),
+        TimeUnit::Minute => (value.checked_mul(60)?, 0),
+        TimeUnit::Second => (value, 0),
+        TimeUnit::Milli => whole(1_000),
+        TimeUnit::Micro => whole(1_000_000),
+        TimeUnit::Nano => whole(1_000_000_000),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datetime64_units() {
+        assert_eq!(
+            datetime64_instant(51, TimeUnit::Year),
+            Some((1_609_459_200, 0))
+        );
+        assert_eq!(
+            datetime64_instant(614, TimeUnit::Month),
+            Some((1_614_556_800, 0))
+        );
+        assert_eq!(
+            datetime64_instant(-1, TimeUnit::Nano),
+            Some((-1, 999_999_999))
+        );
+        assert_eq!(
+            datetime64_instant(1_500, TimeUnit::Milli),
+            Some((1, 500_000_000))
+        );
+        assert_eq!(datetime64_instant(i64::MAX, TimeUnit::Day), None);
     }
 }

@@ -13,6 +13,7 @@ pub mod float;
 pub mod int;
 pub mod key;
 pub mod list;
+pub mod numpy;
 pub mod pydantic;
 pub mod set;
 pub mod str;

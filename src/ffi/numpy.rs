@@ -1,0 +1,262 @@
+//! numpy, looked up only when an option asks for it (numpy is never a build dependency), and a
+//! strided view of an array's memory through the buffer protocol.
+
+use std::mem::MaybeUninit;
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyString;
+
+use super::{Obj, TypePtr};
+
+pub struct Numpy {
+    pub ndarray: TypePtr,
+    pub generic: TypePtr,
+    pub asarray: Obj,
+    pub ascontiguousarray: Obj,
+    pub frombuffer: Obj,
+    pub dtype: Obj,
+    pub names: NumpyNames,
+    _owned: Vec<Py<PyAny>>,
+}
+
+pub struct NumpyNames {
+    pub dtype: Obj,
+    pub str_: Obj,
+    pub view: Obj,
+    pub name: Obj,
+    pub hasobject: Obj,
+}
+
+// SAFETY: the pointers refer to objects kept alive by `_owned`, used only while attached.
+unsafe impl Send for Numpy {}
+// SAFETY: as above.
+unsafe impl Sync for Numpy {}
+
+static NUMPY: PyOnceLock<Numpy> = PyOnceLock::new();
+
+impl Numpy {
+    /// numpy's handles, importing it on first use; `Ok(None)` when numpy is not installed.
+    pub fn get(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
+        if let Some(np) = NUMPY.get(py) {
+            return Ok(Some(np));
+        }
+        let module = match py.import("numpy") {
+            Ok(module) => module,
+            Err(err) if err.is_instance_of::<pyo3::exceptions::PyImportError>(py) => {
+                return Ok(None)
+            }
+            Err(err) => return Err(err),
+        };
+        let mut owned: Vec<Py<PyAny>> = Vec::new();
+        let mut keep = |obj: Bound<'_, PyAny>| -> Obj {
+            let ptr = obj.as_ptr();
+            owned.push(obj.unbind());
+            ptr
+        };
+        let ndarray = keep(module.getattr("ndarray")?).cast();
+        let generic = keep(module.getattr("generic")?).cast();
+        let asarray = keep(module.getattr("asarray")?);
+        let ascontiguousarray = keep(module.getattr("ascontiguousarray")?);
+        let frombuffer = keep(module.getattr("frombuffer")?);
+        let dtype = keep(module.getattr("dtype")?);
+        let mut name = |s: &str| keep(PyString::intern(py, s).into_any());
+        let names = NumpyNames {
+            dtype: name("dtype"),
+            str_: name("str"),
+            view: name("view"),
+            name: name("name"),
+            hasobject: name("hasobject"),
+        };
+        let np = Numpy {
+            ndarray,
+            generic,
+            asarray,
+            ascontiguousarray,
+            frombuffer,
+            dtype,
+            names,
+            _owned: owned,
+        };
+        Ok(Some(NUMPY.get_or_init(py, || np)))
+    }
+}
+
+/// Byte order of an array's elements.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Little,
+    Big,
+}
+
+/// A datetime64 unit numpy can express and MessagePack text or timestamps can carry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TimeUnit {
+    Year,
+    Month,
+    Week,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Milli,
+    Micro,
+    Nano,
+}
+
+/// The element types packed value by value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Elem {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    F32,
+    F64,
+    Datetime(TimeUnit),
+}
+
+/// Parses numpy's `dtype.str` (`<f8`, `|b1`, `>M8[ns]`, ...) into byte order and element type;
+/// `None` for every other dtype (objects, strings, complex, structured, timedelta, ...).
+pub fn parse_dtype(text: &str) -> Option<(Order, Elem)> {
+    let bytes = text.as_bytes();
+    let order = match bytes.first()? {
+        b'<' => Order::Little,
+        b'>' => Order::Big,
+        b'|' | b'=' => {
+            if cfg!(target_endian = "big") {
+                Order::Big
+            } else {
+                Order::Little
+            }
+        }
+        _ => return None,
+    };
+    let elem = match text.get(1..)? {
+        "b1" => Elem::Bool,
+        "i1" => Elem::I8,
+        "i2" => Elem::I16,
+        "i4" => Elem::I32,
+        "i8" => Elem::I64,
+        "u1" => Elem::U8,
+        "u2" => Elem::U16,
+        "u4" => Elem::U32,
+        "u8" => Elem::U64,
+        "f2" => Elem::F16,
+        "f4" => Elem::F32,
+        "f8" => Elem::F64,
+        rest => Elem::Datetime(match rest.strip_prefix("M8[")?.strip_suffix(']')? {
+            "Y" => TimeUnit::Year,
+            "M" => TimeUnit::Month,
+            "W" => TimeUnit::Week,
+            "D" => TimeUnit::Day,
+            "h" => TimeUnit::Hour,
+            "m" => TimeUnit::Minute,
+            "s" => TimeUnit::Second,
+            "ms" => TimeUnit::Milli,
+            "us" => TimeUnit::Micro,
+            "ns" => TimeUnit::Nano,
+            _ => return None,
+        }),
+    };
+    Some((order, elem))
+}
+
+/// A buffer-protocol export of an array: its memory, shape and strides, released on drop.
+pub struct ArrayBuffer {
+    view: Box<ffi::Py_buffer>,
+}
+
+impl ArrayBuffer {
+    /// Exports `obj` with strides (any layout), or only C-contiguous memory when `contiguous`.
+    ///
+    /// # Safety
+    /// `obj` is live (and kept alive while the buffer is used) and the GIL is held.
+    pub unsafe fn export(obj: Obj, contiguous: bool) -> PyResult<ArrayBuffer> {
+        let flags = if contiguous {
+            ffi::PyBUF_C_CONTIGUOUS
+        } else {
+            ffi::PyBUF_STRIDES
+        };
+        let mut view: Box<MaybeUninit<ffi::Py_buffer>> = Box::new(MaybeUninit::uninit());
+        // SAFETY: on success the view is initialised and ours until released in `drop`.
+        unsafe {
+            if ffi::PyObject_GetBuffer(obj, view.as_mut_ptr(), flags) != 0 {
+                return Err(super::fetch_error());
+            }
+            Ok(ArrayBuffer {
+                view: Box::from_raw(Box::into_raw(view).cast()),
+            })
+        }
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.view.ndim.max(0) as usize
+    }
+
+    pub fn ptr(&self) -> *const u8 {
+        self.view.buf as *const u8
+    }
+
+    /// The whole memory of a contiguous export.
+    pub fn bytes(&self) -> &[u8] {
+        if self.view.len <= 0 {
+            return &[];
+        }
+        // SAFETY: an export holds `len` bytes at `buf` until released.
+        unsafe { std::slice::from_raw_parts(self.ptr(), self.view.len as usize) }
+    }
+
+    /// Length and stride in bytes of dimension `dim` (< ndim).
+    pub fn dim(&self, dim: usize) -> (usize, isize) {
+        // SAFETY: a strided export has `ndim` entries in `shape` and `strides`.
+        unsafe {
+            let len = *self.view.shape.add(dim) as usize;
+            let stride = if self.view.strides.is_null() {
+                self.view.itemsize
+            } else {
+                *self.view.strides.add(dim)
+            };
+            (len, stride)
+        }
+    }
+}
+
+impl Drop for ArrayBuffer {
+    fn drop(&mut self) {
+        // SAFETY: the view came from a successful export and is released once, attached.
+        unsafe { ffi::PyBuffer_Release(&mut *self.view) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtype_strings() {
+        assert_eq!(parse_dtype("<f8").map(|d| d.1), Some(Elem::F64));
+        assert!(parse_dtype(">i4").is_some_and(|d| d.0 == Order::Big && d.1 == Elem::I32));
+        assert_eq!(parse_dtype("|b1").map(|d| d.1), Some(Elem::Bool));
+        assert_eq!(
+            parse_dtype("<M8[ns]").map(|d| d.1),
+            Some(Elem::Datetime(TimeUnit::Nano))
+        );
+        assert_eq!(
+            parse_dtype("<M8[Y]").map(|d| d.1),
+            Some(Elem::Datetime(TimeUnit::Year))
+        );
+        for unsupported in [
+            "|O", "<U3", "|S3", "<c16", "|V8", "<m8[s]", "<M8", "<M8[ps]", "", "<",
+        ] {
+            assert!(parse_dtype(unsupported).is_none(), "{unsupported}");
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! numpy arrays and scalars.
+//!
+//! `OPT_SERIALIZE_NUMPY`: value by value, as nested arrays (float16 and float32 as float 32,
+//! datetime64 under the datetime options), read through the buffer protocol with the array's own
+//! strides and byte order, so any layout packs its true values.
+//!
+//! `OPT_NUMPY_RAW`: the raw bytes with dtype and shape, in the map layout msgpack-numpy uses
+//! (`nd`, `type`, `kind`, `shape`, `data`, with bin keys), for a round trip at memory speed.
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Obj, Order, Owned};
+use crate::opt;
+use crate::ser::state::State;
+use crate::ser::{error, per_type, Ctx};
+
+/// The numpy handles; classification only reports numpy types when they are loaded.
+fn numpy(cx: &Ctx) -> Res<&'static Numpy> {
+    cx.numpy
+        .ok_or_else(|| error::numpy_dtype("(numpy is not loaded)"))
+}
+
+/// An ndarray.
+///
+/// # Safety
+/// `obj` is a live ndarray; the GIL is held.
+pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let np = numpy(cx)?;
+    // SAFETY: forwarded from the caller; every object made here is held while used.
+    unsafe {
+        let _hold = ffi::hold(obj);
+        let (dtype, dtype_str) = dtype_of(obj, np)?;
+        let parsed = parse_dtype(&dtype_str);
+        if st.has(opt::NUMPY_RAW) {
+            return write_raw(obj, dtype.as_ptr(), &dtype_str, parsed, true, st, cx, e);
+        }
+        let Some((order, elem)) = parsed else {
+            return unsupported(obj, dtype.as_ptr(), st, cx, e);
+        };
+        let source = as_int_view(obj, order, elem, np)?;
+        let buf = ArrayBuffer::export(source.as_ptr(), false).map_err(numpy_failed)?;
+        if buf.ndim() == 0 {
+            return write_elem(buf.ptr(), order, elem, st, e);
+        }
+        walk(&buf, 0, buf.ptr(), order, elem, st, e)
+    }
+}
+
+/// A numpy scalar (`np.float32(1.5)`, `np.datetime64(...)`, ...), packed as a 0-d array.
+///
+/// # Safety
+/// `obj` is a live numpy scalar; the GIL is held.
+pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let np = numpy(cx)?;
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let array = ffi::call1(np.asarray, obj).map_err(numpy_failed)?;
+        if st.has(opt::NUMPY_RAW) {
+            let (dtype, dtype_str) = dtype_of(array.as_ptr(), np)?;
+            let parsed = parse_dtype(&dtype_str);
+            return write_raw(
+                array.as_ptr(),
+                dtype.as_ptr(),
+                &dtype_str,
+                parsed,
+                false,
+                st,
+                cx,
+                e,
+            );
+        }
+        write_array(array.as_ptr(), st, cx, e)
+    }
+}
+
+/// An array's dtype and its `dtype.str` (`<f8`, `|b1`, ...).
+unsafe fn dtype_of(obj: Obj, np: &Numpy) -> Res<(Owned, String)> {
+    // SAFETY: attached; `obj` is live.
+    unsafe {
+        let dtype = ffi::get_attr(obj, np.names.dtype).map_err(numpy_failed)?;
+        let text = ffi::get_attr(dtype.as_ptr(), np.names.str_).map_err(numpy_failed)?;
+        let Some(utf8) = ffi::str_utf8(text.as_ptr()) else {
+            return Err(numpy_failed(ffi::fetch_error()));
+        };
+        Ok((dtype, String::from_utf8_lossy(utf8).into_owned()))
+    }
+}
+
+/// datetime64 arrays have no buffer export: they are read through a view as int64 of the same
+/// byte order (the values are counts of the unit since the epoch).
+unsafe fn as_int_view(obj: Obj, order: Order, elem: Elem, np: &Numpy) -> Res<Owned> {
+    // SAFETY: attached; `obj` is live.
+    unsafe {
+        if !matches!(elem, Elem::Datetime(_)) {
+            return Ok(Owned::from_borrowed(obj));
+        }
+        let int64 = ffi::new_str(if order == Order::Big { b">i8" } else { b"<i8" })
+            .ok_or_else(ffi::fetch_error)?;
+        ffi::call_method1(obj, np.names.view, int64.as_ptr()).map_err(numpy_failed)
+    }
+}
+
+/// One dimension of an array: an array of the next dimension's arrays, or of values.
+unsafe fn walk<E: Emitter>(
+    buf: &ArrayBuffer,
+    dim: usize,
+    ptr: *const u8,
+    order: Order,
+    elem: Elem,
+    st: State,
+    e: &mut E,
+) -> Res {
+    let st = st.enter_container()?;
+    let (len, stride) = buf.dim(dim);
+    if dim + 1 == buf.ndim() {
+        // SAFETY: the export guarantees `len` items `stride` bytes apart from `ptr`.
+        return unsafe { write_row(ptr, len, stride, order, elem, st, e) };
+    }
+    e.array_begin(len)?;
+    for i in 0..len {
+        e.array_item(i)?;
+        // SAFETY: item `i` of this dimension starts `i * stride` bytes from `ptr`.
+        unsafe {
+            walk(
+                buf,
+                dim + 1,
+                ptr.offset(i as isize * stride),
+                order,
+                elem,
+                st,
+                e,
+            )?
+        };
+    }
+    e.array_end()
+}
+
+/// Reads an `N`-byte element in the array's byte order, as native-order bytes.
+#[inline(always)]
+unsafe fn load<const N: usize>(ptr: *const u8, order: Order) -> [u8; N] {
+    // SAFETY: the caller points at an element of at least `N` bytes.
+    let mut bytes = unsafe { ptr.cast::<[u8; N]>().read_unaligned() };
+    let native = if cfg!(target_endian = "big") {
+        Order::Big
+    } else {
+        Order::Little
+    };
+    if order != native {
+        bytes.reverse();
+    }
+    bytes
+}
+
+/// The innermost dimension: the element type is matched once, then each value written.
+unsafe fn write_row<E: Emitter>(
+    ptr: *const u8,
+    len: usize,
+    stride: isize,
+    order: Order,
+    elem: Elem,
+    st: State,
+    e: &mut E,
+) -> Res {
+    e.reserve_hint(len.saturating_mul(9))?;
+    e.array_begin(len)?;
+    macro_rules! each {
+        (|$p:ident| $write:expr) => {
+            for i in 0..len {
+                e.array_item(i)?;
+                // Item `i` lies `i * stride` bytes from `ptr` (see `walk`).
+                let $p = ptr.offset(i as isize * stride);
+                $write?;
+            }
+        };
+    }
+    // SAFETY: the export guarantees `len` items `stride` bytes apart from `ptr`, and each
+    // `load` reads one element of the row's dtype.
+    unsafe {
+        match elem {
+            Elem::Bool => each!(|p| e.bool(*p != 0)),
+            Elem::I8 => each!(|p| e.int(*p as i8 as i64)),
+            Elem::U8 => each!(|p| e.int(*p as i64)),
+            Elem::I16 => each!(|p| e.int(i16::from_ne_bytes(load(p, order)) as i64)),
+            Elem::U16 => each!(|p| e.int(u16::from_ne_bytes(load(p, order)) as i64)),
+            Elem::I32 => each!(|p| e.int(i32::from_ne_bytes(load(p, order)) as i64)),
+            Elem::U32 => each!(|p| e.int(u32::from_ne_bytes(load(p, order)) as i64)),
+            Elem::I64 => each!(|p| e.int(i64::from_ne_bytes(load(p, order)))),
+            Elem::U64 => each!(|p| e.uint(u64::from_ne_bytes(load(p, order)))),
+            Elem::F16 => each!(|p| e.float32(half::f16::from_ne_bytes(load(p, order)).to_f32())),
+            Elem::F32 => each!(|p| e.float32(f32::from_ne_bytes(load(p, order)))),
+            Elem::F64 => each!(|p| e.float(f64::from_ne_bytes(load(p, order)))),
+            Elem::Datetime(unit) => each!(|p| per_type::datetime::write_datetime64(
+                i64::from_ne_bytes(load(p, order)),
+                unit,
+                st,
+                e
+            )),
+        }
+    }
+    e.array_end()
+}
+
+/// One value (a 0-d array or a numpy scalar).
+unsafe fn write_elem<E: Emitter>(
+    ptr: *const u8,
+    order: Order,
+    elem: Elem,
+    st: State,
+    e: &mut E,
+) -> Res {
+    // SAFETY: `ptr` points at one element of the dtype.
+    unsafe {
+        match elem {
+            Elem::Bool => e.bool(*ptr != 0),
+            Elem::I8 => e.int(*ptr as i8 as i64),
+            Elem::U8 => e.int(*ptr as i64),
+            Elem::I16 => e.int(i16::from_ne_bytes(load(ptr, order)) as i64),
+            Elem::U16 => e.int(u16::from_ne_bytes(load(ptr, order)) as i64),
+            Elem::I32 => e.int(i32::from_ne_bytes(load(ptr, order)) as i64),
+            Elem::U32 => e.int(u32::from_ne_bytes(load(ptr, order)) as i64),
+            Elem::I64 => e.int(i64::from_ne_bytes(load(ptr, order))),
+            Elem::U64 => e.uint(u64::from_ne_bytes(load(ptr, order))),
+            Elem::F16 => e.float32(half::f16::from_ne_bytes(load(ptr, order)).to_f32()),
+            Elem::F32 => e.float32(f32::from_ne_bytes(load(ptr, order))),
+            Elem::F64 => e.float(f64::from_ne_bytes(load(ptr, order))),
+            Elem::Datetime(unit) => per_type::datetime::write_datetime64(
+                i64::from_ne_bytes(load(ptr, order)),
+                unit,
+                st,
+                e,
+            ),
+        }
+    }
+}
+
+/// The raw form: `{b"nd": True, b"type": dtype.str, b"kind": b"", b"shape": [...], b"data": ...}`
+/// for arrays, `{b"nd": False, b"type": dtype.str, b"data": ...}` for scalars. Object and
+/// structured dtypes have no raw form.
+#[allow(clippy::too_many_arguments)]
+unsafe fn write_raw<E: Emitter>(
+    obj: Obj,
+    dtype: Obj,
+    dtype_str: &str,
+    parsed: Option<(Order, Elem)>,
+    is_array: bool,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> Res {
+    let np = numpy(cx)?;
+    // SAFETY: attached; objects made here are held while used.
+    unsafe {
+        let has_object = ffi::get_attr(dtype, np.names.hasobject)
+            .map(|h| h.as_ptr() == ffi::true_obj())
+            .unwrap_or(true);
+        if has_object || dtype_str.starts_with("|V") || dtype_str.is_empty() {
+            return unsupported(obj, dtype, st, cx, e);
+        }
+        // datetime64 and timedelta64 arrays are exported through an int64 view.
+        let source = match parsed {
+            Some((order, elem)) => as_int_view(obj, order, elem, np)?,
+            None if dtype_str.contains("m8") => {
+                let order = if dtype_str.starts_with('>') {
+                    Order::Big
+                } else {
+                    Order::Little
+                };
+                as_int_view(obj, order, Elem::Datetime(ffi::TimeUnit::Second), np)?
+            }
+            None => Owned::from_borrowed(obj),
+        };
+        // C-contiguous memory is exported as it is; other layouts are copied into C order
+        // first (0-d arrays are always contiguous, so they keep their shape).
+        let contiguous;
+        let buf = match ArrayBuffer::export(source.as_ptr(), true) {
+            Ok(buf) => buf,
+            Err(_) => {
+                contiguous =
+                    ffi::call1(np.ascontiguousarray, source.as_ptr()).map_err(numpy_failed)?;
+                ArrayBuffer::export(contiguous.as_ptr(), true).map_err(numpy_failed)?
+            }
+        };
+        let data = buf.bytes();
+        e.reserve_hint(data.len().saturating_add(64))?;
+        e.map_begin(if is_array { 5 } else { 3 })?;
+        let mut entry = 0;
+        let mut key = |e: &mut E, name: &[u8]| -> Res {
+            e.map_key(entry)?;
+            entry += 1;
+            e.bin(name)?;
+            e.map_value()
+        };
+        key(e, b"nd")?;
+        e.bool(is_array)?;
+        key(e, b"type")?;
+        e.str(dtype_str.as_bytes())?;
+        if is_array {
+            key(e, b"kind")?;
+            e.bin(b"")?;
+            key(e, b"shape")?;
+            let ndim = buf.ndim();
+            e.array_begin(ndim)?;
+            for d in 0..ndim {
+                e.array_item(d)?;
+                e.int(buf.dim(d).0 as i64)?;
+            }
+            e.array_end()?;
+        }
+        key(e, b"data")?;
+        e.bin(data)?;
+    }
+    e.map_end()
+}
+
+/// A dtype nothing packs: to `default`, or an error naming it.
+#[cold]
+unsafe fn unsupported<E: Emitter>(obj: Obj, dtype: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    if cx.default.is_some() {
+        // SAFETY: forwarded from the caller.
+        return unsafe { per_type::default::write(obj, st, cx, e) };
+    }
+    let np = numpy(cx)?;
+    // SAFETY: attached; `dtype` is live.
+    let name = unsafe {
+        ffi::get_attr(dtype, np.names.name)
+            .ok()
+            .and_then(|n| ffi::str_utf8(n.as_ptr()).map(<[u8]>::to_vec))
+    };
+    Err(error::numpy_dtype(&String::from_utf8_lossy(
+        &name.unwrap_or_default(),
+    )))
+}
+
+#[cold]
+fn numpy_failed(cause: pyo3::PyErr) -> crate::error::Error {
+    error::attribute_failed("numpy array could not be read", cause)
+}
