@@ -12,11 +12,16 @@ import functools
 import gc
 import json
 import lzma
+import os
 from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+
+# numpy's BLAS keeps worker threads that can spin on a 2-core machine and steal time from the
+# library being timed; no benchmark uses BLAS, so one thread is enough.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 FIXTURES_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "fixtures"
 

@@ -36,6 +36,12 @@ impl Header {
         &self.bytes[..self.len as usize]
     }
 
+    /// A one-byte header (nil, booleans, fixints).
+    #[inline(always)]
+    pub fn byte(b: u8) -> Header {
+        Header::new(&[b])
+    }
+
     /// All 9 bytes, of which the first [`Header::len`] are the header.
     #[inline(always)]
     pub fn block(&self) -> &[u8; 9] {

@@ -32,6 +32,54 @@ pub trait Emitter {
         Ok(())
     }
 
+    /// Array items `0..len` that are all numbers or booleans, each produced by `value(i)`: an
+    /// emitter may write such a run without per-value bookkeeping. The caller has written the
+    /// array header.
+    #[inline(always)]
+    fn f64_run(&mut self, len: usize, mut value: impl FnMut(usize) -> f64) -> Res {
+        for i in 0..len {
+            self.array_item(i)?;
+            self.float(value(i))?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn f32_run(&mut self, len: usize, mut value: impl FnMut(usize) -> f32) -> Res {
+        for i in 0..len {
+            self.array_item(i)?;
+            self.float32(value(i))?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn int_run(&mut self, len: usize, mut value: impl FnMut(usize) -> i64) -> Res {
+        for i in 0..len {
+            self.array_item(i)?;
+            self.int(value(i))?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn uint_run(&mut self, len: usize, mut value: impl FnMut(usize) -> u64) -> Res {
+        for i in 0..len {
+            self.array_item(i)?;
+            self.uint(value(i))?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn bool_run(&mut self, len: usize, mut value: impl FnMut(usize) -> bool) -> Res {
+        for i in 0..len {
+            self.array_item(i)?;
+            self.bool(value(i))?;
+        }
+        Ok(())
+    }
+
     fn array_begin(&mut self, len: usize) -> Res;
     /// Before the array item at `index`.
     #[inline(always)]

@@ -49,7 +49,56 @@ impl MsgpackEmitter {
     }
 }
 
+impl MsgpackEmitter {
+    /// Writes `len` headers (each a 9-byte block of which the first `len()` count) straight into
+    /// reserved room, keeping the write position in a register.
+    #[inline(always)]
+    fn header_run(&mut self, len: usize, mut header: impl FnMut(usize) -> Header) -> Res {
+        self.out
+            .reserve(len.checked_mul(9).ok_or_else(|| too_long("array"))?)?;
+        // SAFETY: room for `len` whole 9-byte blocks was reserved; each write advances by the
+        // header's real length (at most 9), so every block lies within the reserved room.
+        unsafe {
+            let start = self.out.tail();
+            let mut dst = start;
+            for i in 0..len {
+                let h = header(i);
+                dst.cast::<[u8; 9]>().write_unaligned(*h.block());
+                dst = dst.add(h.len());
+            }
+            self.out.advance(dst.offset_from(start) as usize);
+        }
+        Ok(())
+    }
+}
+
 impl Emitter for MsgpackEmitter {
+    #[inline(always)]
+    fn f64_run(&mut self, len: usize, mut value: impl FnMut(usize) -> f64) -> Res {
+        self.header_run(len, |i| marker::float64(value(i)))
+    }
+
+    #[inline(always)]
+    fn f32_run(&mut self, len: usize, mut value: impl FnMut(usize) -> f32) -> Res {
+        self.header_run(len, |i| marker::float32(value(i)))
+    }
+
+    #[inline(always)]
+    fn int_run(&mut self, len: usize, mut value: impl FnMut(usize) -> i64) -> Res {
+        self.header_run(len, |i| marker::int(value(i)))
+    }
+
+    #[inline(always)]
+    fn uint_run(&mut self, len: usize, mut value: impl FnMut(usize) -> u64) -> Res {
+        self.header_run(len, |i| marker::uint(value(i)))
+    }
+
+    #[inline(always)]
+    fn bool_run(&mut self, len: usize, mut value: impl FnMut(usize) -> bool) -> Res {
+        let b = |v: bool| if v { marker::TRUE } else { marker::FALSE };
+        self.header_run(len, |i| marker::Header::byte(b(value(i))))
+    }
+
     #[inline(always)]
     fn nil(&mut self) -> Res {
         self.byte(marker::NIL)

@@ -122,6 +122,27 @@ impl BytesWriter {
         self.len += len;
     }
 
+    /// Where the next byte goes. Writes through it must stay within reserved room and be
+    /// committed with [`BytesWriter::advance`].
+    ///
+    /// # Safety
+    /// Room was reserved for everything written through the pointer.
+    #[inline(always)]
+    pub unsafe fn tail(&mut self) -> *mut u8 {
+        // SAFETY: `len <= cap`, so this stays within (or one past) the object's storage.
+        unsafe { self.data().add(self.len) }
+    }
+
+    /// Commits `n` bytes written through [`BytesWriter::tail`].
+    ///
+    /// # Safety
+    /// Those `n` bytes were reserved and written.
+    #[inline(always)]
+    pub unsafe fn advance(&mut self, n: usize) {
+        debug_assert!(self.cap - self.len >= n);
+        self.len += n;
+    }
+
     /// Appends bytes, growing as needed.
     #[inline(always)]
     pub fn put(&mut self, bytes: &[u8]) -> Res {

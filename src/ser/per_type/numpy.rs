@@ -42,6 +42,20 @@ pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) 
         if buf.ndim() == 0 {
             return write_elem(buf.ptr(), order, elem, st, e);
         }
+        // Room for every value at its largest encoding and every array header up front, so the
+        // output grows once instead of doubling (and copying) its way up; the unused rest is
+        // given back at the end.
+        let dims = (0..buf.ndim()).map(|d| buf.dim(d).0);
+        let values = dims.clone().fold(1usize, |n, len| n.saturating_mul(len));
+        let headers = dims.fold((1usize, 0usize), |(rows, total), len| {
+            let rows = rows.saturating_mul(len);
+            (rows, total.saturating_add(rows))
+        });
+        e.reserve_hint(
+            values
+                .saturating_mul(max_encoded_len(elem))
+                .saturating_add(headers.1.saturating_mul(5)),
+        )?;
         walk(&buf, 0, buf.ptr(), order, elem, st, e)
     }
 }
@@ -135,23 +149,39 @@ unsafe fn walk<E: Emitter>(
     e.array_end()
 }
 
-/// Reads an `N`-byte element in the array's byte order, as native-order bytes.
-#[inline(always)]
-unsafe fn load<const N: usize>(ptr: *const u8, order: Order) -> [u8; N] {
-    // SAFETY: the caller points at an element of at least `N` bytes.
-    let mut bytes = unsafe { ptr.cast::<[u8; N]>().read_unaligned() };
-    let native = if cfg!(target_endian = "big") {
-        Order::Big
-    } else {
-        Order::Little
-    };
-    if order != native {
-        bytes.reverse();
+/// The most bytes one value of the element type takes in MessagePack.
+fn max_encoded_len(elem: Elem) -> usize {
+    match elem {
+        Elem::Bool => 1,
+        Elem::I8 | Elem::U8 => 2,
+        Elem::I16 | Elem::U16 => 3,
+        Elem::I32 | Elem::U32 | Elem::F16 | Elem::F32 => 5,
+        Elem::I64 | Elem::U64 | Elem::F64 => 9,
+        // `YYYY-MM-DDTHH:MM:SS.ffffff+00:00` as a str, or a 96-bit timestamp.
+        Elem::Datetime(_) => 34,
     }
-    bytes
 }
 
-/// The innermost dimension: the element type is matched once, then each value written.
+/// Reads an element as an unsigned integer of its width, in native order.
+macro_rules! loader {
+    ($name:ident, $t:ty) => {
+        #[inline(always)]
+        unsafe fn $name(ptr: *const u8, order: Order) -> $t {
+            // SAFETY: the caller points at an element of this width.
+            let raw = unsafe { ptr.cast::<$t>().read_unaligned() };
+            match order {
+                Order::Little => <$t>::from_le(raw),
+                Order::Big => <$t>::from_be(raw),
+            }
+        }
+    };
+}
+loader!(load16, u16);
+loader!(load32, u32);
+loader!(load64, u64);
+
+/// The innermost dimension: the element type is matched once, then the emitter writes the run.
+#[allow(clippy::too_many_arguments)]
 unsafe fn write_row<E: Emitter>(
     ptr: *const u8,
     len: usize,
@@ -161,46 +191,38 @@ unsafe fn write_row<E: Emitter>(
     st: State,
     e: &mut E,
 ) -> Res {
-    e.reserve_hint(len.saturating_mul(9))?;
     e.array_begin(len)?;
-    macro_rules! each {
-        (|$p:ident| $write:expr) => {
-            for i in 0..len {
-                e.array_item(i)?;
-                // Item `i` lies `i * stride` bytes from `ptr` (see `walk`).
-                let $p = ptr.offset(i as isize * stride);
-                $write?;
-            }
-        };
-    }
-    // SAFETY: the export guarantees `len` items `stride` bytes apart from `ptr`, and each
-    // `load` reads one element of the row's dtype.
+    // SAFETY: the export guarantees `len` items `stride` bytes apart from `ptr`; each load reads
+    // one element of the row's dtype.
+    let at = |i: usize| unsafe { ptr.offset(i as isize * stride) };
+    // SAFETY: as above, for every closure below.
     unsafe {
         match elem {
-            Elem::Bool => each!(|p| e.bool(*p != 0)),
-            Elem::I8 => each!(|p| e.int(*p as i8 as i64)),
-            Elem::U8 => each!(|p| e.int(*p as i64)),
-            Elem::I16 => each!(|p| e.int(i16::from_ne_bytes(load(p, order)) as i64)),
-            Elem::U16 => each!(|p| e.int(u16::from_ne_bytes(load(p, order)) as i64)),
-            Elem::I32 => each!(|p| e.int(i32::from_ne_bytes(load(p, order)) as i64)),
-            Elem::U32 => each!(|p| e.int(u32::from_ne_bytes(load(p, order)) as i64)),
-            Elem::I64 => each!(|p| e.int(i64::from_ne_bytes(load(p, order)))),
-            Elem::U64 => each!(|p| e.uint(u64::from_ne_bytes(load(p, order)))),
-            Elem::F16 => each!(|p| e.float32(half::f16::from_ne_bytes(load(p, order)).to_f32())),
-            Elem::F32 => each!(|p| e.float32(f32::from_ne_bytes(load(p, order)))),
-            Elem::F64 => each!(|p| e.float(f64::from_ne_bytes(load(p, order)))),
-            Elem::Datetime(unit) => each!(|p| per_type::datetime::write_datetime64(
-                i64::from_ne_bytes(load(p, order)),
-                unit,
-                st,
-                e
-            )),
+            Elem::Bool => e.bool_run(len, |i| *at(i) != 0)?,
+            Elem::I8 => e.int_run(len, |i| *at(i) as i8 as i64)?,
+            Elem::U8 => e.int_run(len, |i| *at(i) as i64)?,
+            Elem::I16 => e.int_run(len, |i| load16(at(i), order) as i16 as i64)?,
+            Elem::U16 => e.int_run(len, |i| load16(at(i), order) as i64)?,
+            Elem::I32 => e.int_run(len, |i| load32(at(i), order) as i32 as i64)?,
+            Elem::U32 => e.int_run(len, |i| load32(at(i), order) as i64)?,
+            Elem::I64 => e.int_run(len, |i| load64(at(i), order) as i64)?,
+            Elem::U64 => e.uint_run(len, |i| load64(at(i), order))?,
+            Elem::F16 => e.f32_run(len, |i| half::f16::from_bits(load16(at(i), order)).to_f32())?,
+            Elem::F32 => e.f32_run(len, |i| f32::from_bits(load32(at(i), order)))?,
+            Elem::F64 => e.f64_run(len, |i| f64::from_bits(load64(at(i), order)))?,
+            Elem::Datetime(unit) => {
+                for i in 0..len {
+                    e.array_item(i)?;
+                    let value = load64(at(i), order) as i64;
+                    per_type::datetime::write_datetime64(value, unit, st, e)?;
+                }
+            }
         }
     }
     e.array_end()
 }
 
-/// One value (a 0-d array or a numpy scalar).
+/// One value (a 0-d array or a numpy scalar): a run of one, without the array around it.
 unsafe fn write_elem<E: Emitter>(
     ptr: *const u8,
     order: Order,
@@ -214,21 +236,18 @@ unsafe fn write_elem<E: Emitter>(
             Elem::Bool => e.bool(*ptr != 0),
             Elem::I8 => e.int(*ptr as i8 as i64),
             Elem::U8 => e.int(*ptr as i64),
-            Elem::I16 => e.int(i16::from_ne_bytes(load(ptr, order)) as i64),
-            Elem::U16 => e.int(u16::from_ne_bytes(load(ptr, order)) as i64),
-            Elem::I32 => e.int(i32::from_ne_bytes(load(ptr, order)) as i64),
-            Elem::U32 => e.int(u32::from_ne_bytes(load(ptr, order)) as i64),
-            Elem::I64 => e.int(i64::from_ne_bytes(load(ptr, order))),
-            Elem::U64 => e.uint(u64::from_ne_bytes(load(ptr, order))),
-            Elem::F16 => e.float32(half::f16::from_ne_bytes(load(ptr, order)).to_f32()),
-            Elem::F32 => e.float32(f32::from_ne_bytes(load(ptr, order))),
-            Elem::F64 => e.float(f64::from_ne_bytes(load(ptr, order))),
-            Elem::Datetime(unit) => per_type::datetime::write_datetime64(
-                i64::from_ne_bytes(load(ptr, order)),
-                unit,
-                st,
-                e,
-            ),
+            Elem::I16 => e.int(load16(ptr, order) as i16 as i64),
+            Elem::U16 => e.int(load16(ptr, order) as i64),
+            Elem::I32 => e.int(load32(ptr, order) as i32 as i64),
+            Elem::U32 => e.int(load32(ptr, order) as i64),
+            Elem::I64 => e.int(load64(ptr, order) as i64),
+            Elem::U64 => e.uint(load64(ptr, order)),
+            Elem::F16 => e.float32(half::f16::from_bits(load16(ptr, order)).to_f32()),
+            Elem::F32 => e.float32(f32::from_bits(load32(ptr, order))),
+            Elem::F64 => e.float(f64::from_bits(load64(ptr, order))),
+            Elem::Datetime(unit) => {
+                per_type::datetime::write_datetime64(load64(ptr, order) as i64, unit, st, e)
+            }
         }
     }
 }
