@@ -3,7 +3,7 @@
 //! without per-element work. A map that only looks like one is a decode error.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDictMethods, PyList, PyString, PyTuple};
 
 use super::error::{DeError, Kind};
 use crate::ffi::{Numpy, Obj, Owned};
@@ -63,22 +63,11 @@ pub fn build(
             .map_err(|cause| callback("'type' is not ASCII", start, cause))?,
         _ => return Err(bad("'type' must be a dtype string", start)),
     };
-    // SAFETY: `np.dtype` is a live callable kept by `Numpy`.
-    let dtype_fn = unsafe { Bound::from_borrowed_ptr(py, np.dtype) };
-    let dtype = dtype_fn
-        .call1((dtype_name,))
-        .map_err(|cause| callback("'type' is not a numpy dtype", start, cause))?;
-    let has_object = dtype
-        .getattr("hasobject")
-        .and_then(|h| h.is_truthy())
-        .unwrap_or(true);
-    let itemsize: usize = dtype
-        .getattr("itemsize")
-        .and_then(|i| i.extract())
-        .unwrap_or(0);
-    if has_object || itemsize == 0 {
+    let Some((dtype, itemsize)) = dtype_for(py, np, &dtype_name)
+        .map_err(|cause| callback("'type' is not a numpy dtype", start, cause))?
+    else {
         return Err(bad("the dtype cannot be built from raw bytes", start));
-    }
+    };
     let (count, shape) = if is_array {
         let shape = match raw.shape.as_ref().map(bind) {
             Some(s) if s.is_instance_of::<PyList>() => {
@@ -112,14 +101,12 @@ pub fn build(
     };
     // SAFETY: `np.frombuffer` is a live callable kept by `Numpy`.
     let frombuffer = unsafe { Bound::from_borrowed_ptr(py, np.frombuffer) };
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("dtype", &dtype)?;
-    kwargs.set_item("count", count)?;
-    kwargs.set_item("offset", buffer_offset)?;
     let flat = frombuffer
-        .call((buffer,), Some(&kwargs))
+        .call1((buffer, &dtype, count, buffer_offset))
         .map_err(|cause| callback("'data' could not be read as the dtype", start, cause))?;
     let result = match shape {
+        // A 1-d array is already in shape.
+        Some(shape) if shape.len() == 1 => flat,
         Some(shape) => flat
             .call_method1("reshape", (shape,))
             .map_err(|cause| callback("'shape' does not fit the data", start, cause))?,
@@ -130,6 +117,35 @@ pub fn build(
     // SAFETY: `into_ptr` hands over a strong reference.
     unsafe { Owned::from_new(result.into_ptr()) }
         .ok_or_else(|| DeError::Python(crate::ffi::fetch_error()))
+}
+
+/// Cached dtypes by their string: the same few recur in a document.
+const MAX_CACHED_DTYPES: usize = 256;
+
+/// `numpy.dtype(name)` and its item size, from the cache when it was seen before; `None` for
+/// dtypes that cannot be built from raw bytes (objects, zero-size items).
+fn dtype_for<'py>(
+    py: Python<'py>,
+    np: &Numpy,
+    name: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyAny>, usize)>> {
+    let cache = np.dtype_cache.bind(py);
+    if let Some(entry) = cache.get_item(name)? {
+        return Ok(Some(entry.extract()?));
+    }
+    // SAFETY: `np.dtype` is a live callable kept by `Numpy`.
+    let dtype_fn = unsafe { Bound::from_borrowed_ptr(py, np.dtype) };
+    let dtype = dtype_fn.call1((name,))?;
+    let has_object = dtype.getattr("hasobject")?.is_truthy()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    if has_object || itemsize == 0 {
+        return Ok(None);
+    }
+    if cache.len() >= MAX_CACHED_DTYPES {
+        cache.clear();
+    }
+    cache.set_item(name, (&dtype, itemsize))?;
+    Ok(Some((dtype, itemsize)))
 }
 
 #[cold]

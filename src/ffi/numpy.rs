@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 
 use super::{Obj, TypePtr};
 
@@ -18,6 +18,8 @@ pub struct Numpy {
     pub frombuffer: Obj,
     pub dtype: Obj,
     pub names: NumpyNames,
+    /// dtypes by their string, for decoding raw arrays.
+    pub dtype_cache: Py<PyDict>,
     _owned: Vec<Py<PyAny>>,
 }
 
@@ -77,6 +79,7 @@ impl Numpy {
             frombuffer,
             dtype,
             names,
+            dtype_cache: PyDict::new(py).unbind(),
             _owned: owned,
         };
         Ok(Some(NUMPY.get_or_init(py, || np)))
