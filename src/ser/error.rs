@@ -146,3 +146,13 @@ pub fn numpy_dtype(name: &str) -> Error {
     ))
     .into()
 }
+
+/// An array or scalar with no raw form under `OPT_NUMPY_RAW`, with no `default` to take it.
+#[cold]
+pub fn numpy_raw_dtype(name: &str) -> Error {
+    MsgpackEncodeError::new_err(format!(
+        "numpy dtype {name} has no raw form (object and structured dtypes have none; give a \
+         default for them)"
+    ))
+    .into()
+}

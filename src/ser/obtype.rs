@@ -105,8 +105,17 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         if ty == np.ndarray {
             return ObType::NumpyArray;
         }
-        // SAFETY: both are live type objects.
-        if unsafe { ffi::is_subtype(ty, np.generic) } {
+        // numpy scalars that subclass str, bytes or float (np.str_, np.bytes_, np.float64)
+        // pack as those, like any subclass.
+        // SAFETY: all are live type objects.
+        let builtin = unsafe {
+            ffi::has_flag(
+                ty,
+                ffi::Py_TPFLAGS_UNICODE_SUBCLASS | ffi::Py_TPFLAGS_BYTES_SUBCLASS,
+            ) || ffi::is_subtype(ty, ffi::float_type())
+        };
+        // SAFETY: as above.
+        if !builtin && unsafe { ffi::is_subtype(ty, np.generic) } {
             return ObType::NumpyScalar;
         }
     }

@@ -25,19 +25,56 @@ fn numpy(cx: &Ctx) -> Res<&'static Numpy> {
 /// # Safety
 /// `obj` is a live ndarray; the GIL is held.
 pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    unsafe { write_values(obj, obj, true, st, cx, e) }
+}
+
+/// A numpy scalar (`np.float32(1.5)`, `np.datetime64(...)`, ...), packed through a 0-d array
+/// (`default` still receives the scalar itself).
+///
+/// # Safety
+/// `obj` is a live numpy scalar; the GIL is held.
+pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let np = numpy(cx)?;
-    // SAFETY: forwarded from the caller; every object made here is held while used.
+    // SAFETY: forwarded from the caller.
     unsafe {
-        let _hold = ffi::hold(obj);
-        let (dtype, dtype_str) = dtype_of(obj, np)?;
+        let array = ffi::call1(np.asarray, obj).map_err(numpy_failed)?;
+        write_values(array.as_ptr(), obj, false, st, cx, e)
+    }
+}
+
+/// `array`'s values, element-wise or raw; `original` (the array, or the scalar it was made
+/// from) is what `default` receives for an unsupported dtype.
+unsafe fn write_values<E: Emitter>(
+    array: Obj,
+    original: Obj,
+    is_array: bool,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> Res {
+    let np = numpy(cx)?;
+    // SAFETY: the caller holds `array` and `original`; every object made here is held while
+    // used.
+    unsafe {
+        let _hold = ffi::hold(array);
+        let (dtype, dtype_str) = dtype_of(array, np)?;
         let parsed = parse_dtype(&dtype_str);
         if st.has(opt::NUMPY_RAW) {
-            return write_raw(obj, dtype.as_ptr(), &dtype_str, parsed, true, st, cx, e);
+            let raw = Raw {
+                array,
+                original,
+                dtype: dtype.as_ptr(),
+                dtype_str: &dtype_str,
+                parsed,
+                is_array,
+            };
+            return write_raw(raw, st, cx, e);
         }
         let Some((order, elem)) = parsed else {
-            return unsupported(obj, dtype.as_ptr(), st, cx, e);
+            return unsupported(original, dtype.as_ptr(), false, st, cx, e);
         };
-        let source = as_int_view(obj, order, elem, np)?;
+        let source = as_int_view(array, order, elem, np)?;
         let buf = ArrayBuffer::export(source.as_ptr(), false).map_err(numpy_failed)?;
         if buf.ndim() == 0 {
             return write_elem(buf.ptr(), order, elem, st, e);
@@ -57,33 +94,6 @@ pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) 
                 .saturating_add(headers.1.saturating_mul(5)),
         )?;
         walk(&buf, 0, buf.ptr(), order, elem, st, e)
-    }
-}
-
-/// A numpy scalar (`np.float32(1.5)`, `np.datetime64(...)`, ...), packed as a 0-d array.
-///
-/// # Safety
-/// `obj` is a live numpy scalar; the GIL is held.
-pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    let np = numpy(cx)?;
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        let array = ffi::call1(np.asarray, obj).map_err(numpy_failed)?;
-        if st.has(opt::NUMPY_RAW) {
-            let (dtype, dtype_str) = dtype_of(array.as_ptr(), np)?;
-            let parsed = parse_dtype(&dtype_str);
-            return write_raw(
-                array.as_ptr(),
-                dtype.as_ptr(),
-                &dtype_str,
-                parsed,
-                false,
-                st,
-                cx,
-                e,
-            );
-        }
-        write_array(array.as_ptr(), st, cx, e)
     }
 }
 
@@ -252,28 +262,36 @@ unsafe fn write_elem<E: Emitter>(
     }
 }
 
+/// What the raw form is made from.
+struct Raw<'a> {
+    array: Obj,
+    original: Obj,
+    dtype: Obj,
+    dtype_str: &'a str,
+    parsed: Option<(Order, Elem)>,
+    is_array: bool,
+}
+
 /// The raw form: `{b"nd": True, b"type": dtype.str, b"kind": b"", b"shape": [...], b"data": ...}`
 /// for arrays, `{b"nd": False, b"type": dtype.str, b"data": ...}` for scalars. Object and
 /// structured dtypes have no raw form.
-#[allow(clippy::too_many_arguments)]
-unsafe fn write_raw<E: Emitter>(
-    obj: Obj,
-    dtype: Obj,
-    dtype_str: &str,
-    parsed: Option<(Order, Elem)>,
-    is_array: bool,
-    st: State,
-    cx: &Ctx,
-    e: &mut E,
-) -> Res {
+unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let np = numpy(cx)?;
+    let Raw {
+        array: obj,
+        original,
+        dtype,
+        dtype_str,
+        parsed,
+        is_array,
+    } = raw;
     // SAFETY: attached; objects made here are held while used.
     unsafe {
         let has_object = ffi::get_attr(dtype, np.names.hasobject)
             .map(|h| h.as_ptr() == ffi::true_obj())
             .unwrap_or(true);
         if has_object || dtype_str.starts_with("|V") || dtype_str.is_empty() {
-            return unsupported(obj, dtype, st, cx, e);
+            return unsupported(original, dtype, true, st, cx, e);
         }
         // datetime64 and timedelta64 arrays are exported through an int64 view.
         let source = match parsed {
@@ -333,7 +351,14 @@ unsafe fn write_raw<E: Emitter>(
 
 /// A dtype nothing packs: to `default`, or an error naming it.
 #[cold]
-unsafe fn unsupported<E: Emitter>(obj: Obj, dtype: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn unsupported<E: Emitter>(
+    obj: Obj,
+    dtype: Obj,
+    raw: bool,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> Res {
     if cx.default.is_some() {
         // SAFETY: forwarded from the caller.
         return unsafe { per_type::default::write(obj, st, cx, e) };
@@ -345,9 +370,12 @@ unsafe fn unsupported<E: Emitter>(obj: Obj, dtype: Obj, st: State, cx: &Ctx, e: 
             .ok()
             .and_then(|n| ffi::str_utf8(n.as_ptr()).map(<[u8]>::to_vec))
     };
-    Err(error::numpy_dtype(&String::from_utf8_lossy(
-        &name.unwrap_or_default(),
-    )))
+    let name = String::from_utf8_lossy(&name.unwrap_or_default()).into_owned();
+    Err(if raw {
+        error::numpy_raw_dtype(&name)
+    } else {
+        error::numpy_dtype(&name)
+    })
 }
 
 #[cold]
