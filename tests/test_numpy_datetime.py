@@ -75,6 +75,11 @@ def timestamp(secs: int, nanos: int) -> bytes:
     return bytes(msgpack.packb(msgpack.Timestamp(secs, nanos)))
 
 
+# ormsgpack 1.12 (the last release for Python 3.10) aborts the process on some datetime64
+# arrays; there the pure-Python reference below is the only oracle.
+ORMSGPACK_IS_ORACLE = tuple(int(p) for p in ormsgpack.__version__.split(".")[:2]) >= (1, 13)
+
+
 def values_of(a: npt.NDArray[Any]) -> list[int]:
     return [int(v) for v in a.astype(a.dtype.newbyteorder("=")).view("i8").ravel()]
 
@@ -85,8 +90,9 @@ def test_text_like_ormsgpack(unit: str, names: tuple[str, ...]) -> None:
     a = SAMPLE.astype(f"M8[{unit}]").reshape(2, 3)
     option = fast_option(*names)
     packed = fastmsgpack.packb(a, option=NP | option)
-    orm_option = ormsgpack.OPT_SERIALIZE_NUMPY | (ormsgpack_option(option) or 0)
-    assert packed == ormsgpack.packb(a, option=orm_option)
+    if ORMSGPACK_IS_ORACLE:
+        orm_option = ormsgpack.OPT_SERIALIZE_NUMPY | (ormsgpack_option(option) or 0)
+        assert packed == ormsgpack.packb(a, option=orm_option)
     expected = [expected_text(*(instant(v, unit) or (0, 0)), names) for v in values_of(a)]
     assert fastmsgpack.unpackb(packed) == np.reshape(expected, (2, 3)).tolist()
 
