@@ -15,3 +15,10 @@ create_exception!(
     PyValueError,
     "Input is not valid MessagePack, or a value could not be built from it. Subclass of ValueError."
 );
+
+create_exception!(
+    fastmsgpack,
+    JSONEncodeError,
+    MsgpackEncodeError,
+    "An object could not be written as JSON. Subclass of MsgpackEncodeError (and so of TypeError)."
+);

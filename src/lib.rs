@@ -11,6 +11,7 @@ mod error;
 mod exc;
 mod ext;
 mod ffi;
+mod json;
 mod opt;
 mod ser;
 
@@ -50,12 +51,63 @@ fn unpackb<'py>(
     de::unpackb(py, data, ext_hook, opts)
 }
 
+/// Serializes `obj` as JSON, with the type rules and options of `packb`.
+#[pyfunction]
+#[pyo3(signature = (obj, /, default=None, option=None))]
+fn json_dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = opt::parse(option, opt::JSON_DUMPS_MASK, "json.dumps").map_err(|e| match e {
+        OptError::NotAnInt(msg) | OptError::Invalid(msg) => exc::JSONEncodeError::new_err(msg),
+    })?;
+    json::dumps(py, obj, default, opts)
+}
+
+/// Transcodes one MessagePack object to JSON without building Python objects.
+#[pyfunction]
+#[pyo3(signature = (data, /, option=None))]
+fn json_from_msgpack<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = parse_from_msgpack_option(option)?;
+    json::from_msgpack(py, data, opts)
+}
+
+/// The MessagePack object that starts at `offset`, as JSON, and its end offset.
+#[pyfunction]
+#[pyo3(signature = (data, offset, /, option=None))]
+fn _json_from_msgpack_at<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    offset: usize,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
+    let opts = parse_from_msgpack_option(option)?;
+    json::from_msgpack_at(py, data, offset, opts)
+}
+
+fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt::Opt> {
+    opt::parse(option, opt::JSON_FROM_MSGPACK_MASK, "json.from_msgpack").map_err(|e| match e {
+        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
+        OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
+    })
+}
+
 #[pymodule]
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(packb, m)?)?;
     m.add_function(wrap_pyfunction!(unpackb, m)?)?;
+    m.add_function(wrap_pyfunction!(json_dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(json_from_msgpack, m)?)?;
+    m.add_function(wrap_pyfunction!(_json_from_msgpack_at, m)?)?;
+    m.add("JSONEncodeError", py.get_type::<exc::JSONEncodeError>())?;
     m.add_class::<ext::Ext>()?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;

@@ -22,6 +22,9 @@ pub const PASSTHROUGH_DATACLASS: Opt = 1 << 13;
 pub const SERIALIZE_PYDANTIC: Opt = 1 << 14;
 pub const SERIALIZE_NUMPY: Opt = 1 << 15;
 pub const NUMPY_RAW: Opt = 1 << 16;
+pub const JSON_COMPAT: Opt = 1 << 17;
+pub const INDENT_2: Opt = 1 << 18;
+pub const APPEND_NEWLINE: Opt = 1 << 19;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -42,6 +45,9 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_SERIALIZE_PYDANTIC", SERIALIZE_PYDANTIC),
     ("OPT_SERIALIZE_NUMPY", SERIALIZE_NUMPY),
     ("OPT_NUMPY_RAW", NUMPY_RAW),
+    ("OPT_JSON_COMPAT", JSON_COMPAT),
+    ("OPT_INDENT_2", INDENT_2),
+    ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
 ];
 
 /// The options `packb` accepts.
@@ -61,7 +67,17 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | PASSTHROUGH_DATACLASS
     | SERIALIZE_PYDANTIC
     | SERIALIZE_NUMPY
-    | NUMPY_RAW;
+    | NUMPY_RAW
+    | JSON_COMPAT;
+
+/// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own layout options.
+pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
+    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT))
+    | INDENT_2
+    | APPEND_NEWLINE;
+
+/// The options `json.from_msgpack` accepts.
+pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE;
 
 /// The options `unpackb` accepts.
 pub const UNPACKB_MASK: Opt = NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW;

@@ -17,13 +17,17 @@ from fastmsgpack import MsgpackDecodeError, MsgpackEncodeError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-# Every option is valid for packb; unpackb takes only the three below.
+# Every option but the two JSON layout options is valid for packb; unpackb takes only the three
+# below.
+JSON_ONLY_OPTION_NAMES = {"OPT_INDENT_2", "OPT_APPEND_NEWLINE"}
 PACK_OPTIONS = {
-    name: getattr(fastmsgpack, name) for name in fastmsgpack.__all__ if name.startswith("OPT_")
+    name: getattr(fastmsgpack, name)
+    for name in fastmsgpack.__all__
+    if name.startswith("OPT_") and name not in JSON_ONLY_OPTION_NAMES
 }
 UNPACK_OPTION_NAMES = {"OPT_NON_STR_KEYS", "OPT_DATETIME_AS_TIMESTAMP_EXT", "OPT_NUMPY_RAW"}
 PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k not in UNPACK_OPTION_NAMES}
-ALL_BITS = sum(PACK_OPTIONS.values())
+ALL_BITS = sum(getattr(fastmsgpack, n) for n in fastmsgpack.__all__ if n.startswith("OPT_"))
 UNKNOWN_LOW_BIT = next(1 << n for n in range(64) if not ALL_BITS & (1 << n))
 UNKNOWN_HIGH_BIT = 1 << 30
 _UNKNOWN_RE = re.compile(r"unknown option bits (0x[0-9a-fA-F]+)")

@@ -1,7 +1,10 @@
 """fastmsgpack: fast, correct MessagePack for Python, with a Rust core."""
 
 from fastmsgpack._fastmsgpack import (
+    OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_INDENT_2,
+    OPT_JSON_COMPAT,
     OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
     OPT_NUMPY_RAW,
@@ -27,7 +30,10 @@ from fastmsgpack._fastmsgpack import (
 )
 
 __all__ = [
+    "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_INDENT_2",
+    "OPT_JSON_COMPAT",
     "OPT_NAIVE_UTC",
     "OPT_NON_STR_KEYS",
     "OPT_NUMPY_RAW",

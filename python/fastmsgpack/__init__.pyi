@@ -2,7 +2,10 @@ from collections.abc import Callable
 from typing import Any, final
 
 __all__ = [
+    "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_INDENT_2",
+    "OPT_JSON_COMPAT",
     "OPT_NAIVE_UTC",
     "OPT_NON_STR_KEYS",
     "OPT_NUMPY_RAW",
@@ -29,7 +32,10 @@ __all__ = [
 
 __version__: str
 
+OPT_APPEND_NEWLINE: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_INDENT_2: int
+OPT_JSON_COMPAT: int
 OPT_NAIVE_UTC: int
 OPT_NON_STR_KEYS: int
 OPT_NUMPY_RAW: int

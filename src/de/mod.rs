@@ -5,6 +5,7 @@ mod ext;
 mod keycache;
 pub mod msgpack;
 mod numpy;
+pub mod transcode;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -16,7 +17,7 @@ use crate::opt::Opt;
 use keycache::{KeyCache, KEY_CACHE};
 use msgpack::Decoder;
 
-use error::DeError;
+pub use error::{DeError, Kind};
 
 /// Inputs above this many bytes are decoded with automatic garbage collection paused.
 const GC_PAUSE_MIN_INPUT: usize = 1024;

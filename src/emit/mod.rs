@@ -1,9 +1,14 @@
 //! Output formats. The serializer walks Python objects once and tells an [`Emitter`] what it
 //! found; each format decides how to write it.
 
+mod compat;
+mod float_text;
+mod json;
 pub mod marker;
 mod msgpack;
 
+pub use compat::JsonCompat;
+pub use json::JsonEmitter;
 pub use msgpack::MsgpackEmitter;
 
 use crate::error::Res;
@@ -104,6 +109,48 @@ pub trait Emitter {
     }
     #[inline(always)]
     fn map_end(&mut self) -> Res {
+        Ok(())
+    }
+}
+
+/// An emitter that writes nothing: walking input only to check it and find where it ends.
+pub struct NullEmitter;
+
+impl Emitter for NullEmitter {
+    fn nil(&mut self) -> Res {
+        Ok(())
+    }
+    fn bool(&mut self, _v: bool) -> Res {
+        Ok(())
+    }
+    fn int(&mut self, _v: i64) -> Res {
+        Ok(())
+    }
+    fn uint(&mut self, _v: u64) -> Res {
+        Ok(())
+    }
+    fn float(&mut self, _v: f64) -> Res {
+        Ok(())
+    }
+    fn float32(&mut self, _v: f32) -> Res {
+        Ok(())
+    }
+    fn str(&mut self, _utf8: &[u8]) -> Res {
+        Ok(())
+    }
+    fn bin(&mut self, _data: &[u8]) -> Res {
+        Ok(())
+    }
+    fn ext(&mut self, _tag: i8, _data: &[u8]) -> Res {
+        Ok(())
+    }
+    fn timestamp(&mut self, _secs: i64, _nanos: u32) -> Res {
+        Ok(())
+    }
+    fn array_begin(&mut self, _len: usize) -> Res {
+        Ok(())
+    }
+    fn map_begin(&mut self, _len: usize) -> Res {
         Ok(())
     }
 }

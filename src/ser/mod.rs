@@ -8,7 +8,7 @@ pub mod state;
 
 use pyo3::prelude::*;
 
-use crate::emit::MsgpackEmitter;
+use crate::emit::{JsonCompat, JsonEmitter, MsgpackEmitter};
 use crate::ffi::{BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
 use crate::opt::{self, Opt};
 use state::State;
@@ -29,14 +29,9 @@ pub struct Ctx {
 /// Initial capacity of the output; it doubles as needed and is trimmed at the end.
 const INITIAL_CAPACITY: usize = 1024;
 
-/// Packs `obj` as MessagePack into a new `bytes` object.
-pub fn packb<'py>(
-    py: Python<'py>,
-    obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
-    opts: Opt,
-) -> PyResult<Bound<'py, PyAny>> {
-    let cx = Ctx {
+/// What stays the same for a whole call, looked up once.
+fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt) -> PyResult<Ctx> {
+    Ok(Ctx {
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
         known: Known::get(py)?,
@@ -46,12 +41,53 @@ pub fn packb<'py>(
             None
         },
         last_fixed_tz: std::cell::Cell::new(None),
-    };
+    })
+}
+
+/// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with
+/// `OPT_JSON_COMPAT`).
+pub fn packb<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cx = context(py, default, opts)?;
     // SAFETY: the GIL is held for the whole call (`py`).
     let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };
-    let mut emitter = MsgpackEmitter::new(writer);
+    let writer = if opts & opt::JSON_COMPAT != 0 {
+        let mut emitter = JsonCompat::new(MsgpackEmitter::new(writer));
+        dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
+        emitter.into_inner().into_writer()
+    } else {
+        let mut emitter = MsgpackEmitter::new(writer);
+        dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
+        emitter.into_writer()
+    };
+    finish(py, writer)
+}
+
+/// Serializes `obj` as JSON (the same type rules as `packb`) into a new `bytes` object.
+pub fn json_dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cx = context(py, default, opts)?;
+    // SAFETY: the GIL is held for the whole call (`py`).
+    let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };
+    let mut emitter = JsonEmitter::new(writer, opts & opt::INDENT_2 != 0);
     dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
-    let bytes = emitter.into_writer().finish()?;
+    let mut writer = emitter.into_writer();
+    if opts & opt::APPEND_NEWLINE != 0 {
+        writer.put(b"\n")?;
+    }
+    finish(py, writer)
+}
+
+fn finish(py: Python<'_>, writer: BytesWriter) -> PyResult<Bound<'_, PyAny>> {
+    let bytes = writer.finish()?;
     // SAFETY: `finish` hands over a strong reference to a complete bytes object.
     Ok(unsafe { Bound::from_owned_ptr(py, bytes) })
 }

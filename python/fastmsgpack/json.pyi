@@ -1,0 +1,55 @@
+from collections.abc import Callable
+from typing import Any
+
+from fastmsgpack import MsgpackEncodeError
+
+__all__ = [
+    "OPT_APPEND_NEWLINE",
+    "OPT_INDENT_2",
+    "OPT_NAIVE_UTC",
+    "OPT_NON_STR_KEYS",
+    "OPT_OMIT_MICROSECONDS",
+    "OPT_PASSTHROUGH_BIG_INT",
+    "OPT_PASSTHROUGH_DATACLASS",
+    "OPT_PASSTHROUGH_DATETIME",
+    "OPT_PASSTHROUGH_ENUM",
+    "OPT_PASSTHROUGH_SUBCLASS",
+    "OPT_PASSTHROUGH_TUPLE",
+    "OPT_PASSTHROUGH_UUID",
+    "OPT_REPLACE_SURROGATES",
+    "OPT_SERIALIZE_NUMPY",
+    "OPT_SERIALIZE_PYDANTIC",
+    "OPT_SORT_KEYS",
+    "OPT_UTC_Z",
+    "JSONEncodeError",
+    "dumps",
+    "from_msgpack",
+]
+
+OPT_APPEND_NEWLINE: int
+OPT_INDENT_2: int
+OPT_NAIVE_UTC: int
+OPT_NON_STR_KEYS: int
+OPT_OMIT_MICROSECONDS: int
+OPT_PASSTHROUGH_BIG_INT: int
+OPT_PASSTHROUGH_DATACLASS: int
+OPT_PASSTHROUGH_DATETIME: int
+OPT_PASSTHROUGH_ENUM: int
+OPT_PASSTHROUGH_SUBCLASS: int
+OPT_PASSTHROUGH_TUPLE: int
+OPT_PASSTHROUGH_UUID: int
+OPT_REPLACE_SURROGATES: int
+OPT_SERIALIZE_NUMPY: int
+OPT_SERIALIZE_PYDANTIC: int
+OPT_SORT_KEYS: int
+OPT_UTC_Z: int
+
+class JSONEncodeError(MsgpackEncodeError): ...
+
+def dumps(
+    obj: Any,
+    /,
+    default: Callable[[Any], Any] | None = None,
+    option: int | None = None,
+) -> bytes: ...
+def from_msgpack(data: bytes | bytearray | memoryview, /, option: int | None = None) -> bytes: ...

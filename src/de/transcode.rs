@@ -1,0 +1,392 @@
+//! MessagePack straight to JSON, without building Python objects: the input is walked once and
+//! each value handed to the JSON emitter.
+//!
+//! The result equals `json.dumps(unpackb(data))`. Two inputs would differ when walked this way,
+//! and are reported so the caller can take the object path instead: maps with a repeated key
+//! (a dict keeps the first position and the last value) and, with `OPT_NON_STR_KEYS`, maps with
+//! keys that are not strings (Python merges `1`, `1.0` and `True` into one key).
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::error::{DeError, Kind};
+use super::msgpack::MAX_DEPTH;
+use crate::emit::Emitter;
+use crate::error::Error;
+use crate::opt::{self, Opt};
+
+pub enum Stop {
+    /// Malformed input.
+    Input(DeError),
+    /// A value JSON cannot hold (bin, ext), at this offset.
+    NotJson(Error, usize),
+    /// Take the object path (see the module documentation).
+    UseObjects,
+}
+
+impl From<DeError> for Stop {
+    fn from(err: DeError) -> Stop {
+        Stop::Input(err)
+    }
+}
+
+type TResult<T = ()> = Result<T, Stop>;
+
+pub struct Transcoder<'a, E: Emitter> {
+    data: &'a [u8],
+    pos: usize,
+    opts: Opt,
+    e: &'a mut E,
+    /// Only finding where an object ends: keys are not compared, any key is walked.
+    measuring: bool,
+}
+
+impl<'a, E: Emitter> Transcoder<'a, E> {
+    pub fn new(data: &'a [u8], opts: Opt, e: &'a mut E) -> Transcoder<'a, E> {
+        Transcoder {
+            data,
+            pos: 0,
+            opts,
+            e,
+            measuring: false,
+        }
+    }
+
+    /// A walker that only checks the input and finds where each object ends (with a
+    /// [`crate::emit::NullEmitter`]).
+    pub fn measuring(data: &'a [u8], opts: Opt, e: &'a mut E) -> Transcoder<'a, E> {
+        Transcoder {
+            data,
+            pos: 0,
+            opts,
+            e,
+            measuring: true,
+        }
+    }
+
+    /// Transcodes one object starting at `start`; returns where it ends.
+    pub fn object_at(&mut self, start: usize) -> TResult<usize> {
+        self.pos = start;
+        if start >= self.data.len() {
+            return Err(Stop::Input(DeError::input(Kind::Empty, start)));
+        }
+        self.value(0)?;
+        Ok(self.pos)
+    }
+
+    #[cold]
+    fn truncated(&self, what: &'static str, declared: u64, start: usize) -> Stop {
+        let available = self.data.len() - self.pos;
+        Stop::Input(DeError::input(
+            Kind::Truncated {
+                what,
+                declared,
+                available,
+            },
+            start,
+        ))
+    }
+
+    fn take(&mut self, n: usize, what: &'static str, start: usize) -> TResult<&'a [u8]> {
+        let data: &'a [u8] = self.data;
+        match self
+            .pos
+            .checked_add(n)
+            .and_then(|end| data.get(self.pos..end))
+        {
+            Some(bytes) => {
+                self.pos += n;
+                Ok(bytes)
+            }
+            None => Err(self.truncated(what, n as u64, start)),
+        }
+    }
+
+    fn be<const N: usize>(&mut self, start: usize) -> TResult<[u8; N]> {
+        let bytes = self.take(N, "header", start)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Ok(out)
+    }
+
+    fn len8(&mut self, start: usize) -> TResult<usize> {
+        Ok(self.be::<1>(start)?[0] as usize)
+    }
+
+    fn len16(&mut self, start: usize) -> TResult<usize> {
+        Ok(u16::from_be_bytes(self.be(start)?) as usize)
+    }
+
+    fn len32(&mut self, start: usize) -> TResult<usize> {
+        Ok(u32::from_be_bytes(self.be(start)?) as usize)
+    }
+
+    fn value(&mut self, depth: u32) -> TResult {
+        let start = self.pos;
+        let marker = *self
+            .data
+            .get(start)
+            .ok_or_else(|| self.truncated("value", 1, start))?;
+        self.pos += 1;
+        let r = match marker {
+            0x00..=0x7f => self.e.int(marker as i64),
+            0xe0..=0xff => self.e.int(marker as i8 as i64),
+            0x80..=0x8f => return self.map((marker & 0x0f) as usize, depth, start),
+            0x90..=0x9f => return self.array((marker & 0x0f) as usize, depth, start),
+            0xa0..=0xbf => return self.str((marker & 0x1f) as usize, start),
+            0xc0 => self.e.nil(),
+            0xc1 => return Err(Stop::Input(DeError::input(Kind::Reserved, start))),
+            0xc2 => self.e.bool(false),
+            0xc3 => self.e.bool(true),
+            0xc4..=0xc6 => {
+                let n = match marker {
+                    0xc4 => self.len8(start)?,
+                    0xc5 => self.len16(start)?,
+                    _ => self.len32(start)?,
+                };
+                let data = self.take(n, "bin", start)?;
+                self.e.bin(data)
+            }
+            0xc7..=0xc9 | 0xd4..=0xd8 => {
+                let n = match marker {
+                    0xc7 => self.len8(start)?,
+                    0xc8 => self.len16(start)?,
+                    0xc9 => self.len32(start)?,
+                    m => 1 << (m - 0xd4),
+                };
+                let tag = self.be::<1>(start)?[0] as i8;
+                let data = self.take(n, "ext", start)?;
+                self.e.ext(tag, data)
+            }
+            0xca => {
+                let v = f32::from_bits(u32::from_be_bytes(self.be(start)?));
+                self.e.float(v as f64)
+            }
+            0xcb => {
+                let v = f64::from_bits(u64::from_be_bytes(self.be(start)?));
+                self.e.float(v)
+            }
+            0xcc => {
+                let v = self.be::<1>(start)?[0] as i64;
+                self.e.int(v)
+            }
+            0xcd => {
+                let v = u16::from_be_bytes(self.be(start)?) as i64;
+                self.e.int(v)
+            }
+            0xce => {
+                let v = u32::from_be_bytes(self.be(start)?) as i64;
+                self.e.int(v)
+            }
+            0xcf => {
+                let v = u64::from_be_bytes(self.be(start)?);
+                self.e.uint(v)
+            }
+            0xd0 => {
+                let v = self.be::<1>(start)?[0] as i8 as i64;
+                self.e.int(v)
+            }
+            0xd1 => {
+                let v = i16::from_be_bytes(self.be(start)?) as i64;
+                self.e.int(v)
+            }
+            0xd2 => {
+                let v = i32::from_be_bytes(self.be(start)?) as i64;
+                self.e.int(v)
+            }
+            0xd3 => {
+                let v = i64::from_be_bytes(self.be(start)?);
+                self.e.int(v)
+            }
+            0xd9 => {
+                let n = self.len8(start)?;
+                return self.str(n, start);
+            }
+            0xda => {
+                let n = self.len16(start)?;
+                return self.str(n, start);
+            }
+            0xdb => {
+                let n = self.len32(start)?;
+                return self.str(n, start);
+            }
+            0xdc => {
+                let n = self.len16(start)?;
+                return self.array(n, depth, start);
+            }
+            0xdd => {
+                let n = self.len32(start)?;
+                return self.array(n, depth, start);
+            }
+            0xde => {
+                let n = self.len16(start)?;
+                return self.map(n, depth, start);
+            }
+            0xdf => {
+                let n = self.len32(start)?;
+                return self.map(n, depth, start);
+            }
+        };
+        emitted(r, start)
+    }
+
+    /// A string's UTF-8, checked.
+    fn utf8(&mut self, n: usize, start: usize) -> TResult<&'a [u8]> {
+        let bytes = self.take(n, "str", start)?;
+        if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
+            return Err(Stop::Input(DeError::input(Kind::InvalidUtf8, start)));
+        }
+        Ok(bytes)
+    }
+
+    fn str(&mut self, n: usize, start: usize) -> TResult {
+        let bytes = self.utf8(n, start)?;
+        emitted(self.e.str(bytes), start)
+    }
+
+    fn check(&self, n: usize, min: usize, what: &'static str, depth: u32, start: usize) -> TResult {
+        if depth >= MAX_DEPTH {
+            return Err(Stop::Input(DeError::input(Kind::TooDeep, start)));
+        }
+        if n.saturating_mul(min) > self.data.len() - self.pos {
+            return Err(self.truncated(what, (n as u64).saturating_mul(min as u64), start));
+        }
+        Ok(())
+    }
+
+    fn array(&mut self, n: usize, depth: u32, start: usize) -> TResult {
+        self.check(n, 1, "array", depth, start)?;
+        emitted(self.e.array_begin(n), start)?;
+        for i in 0..n {
+            let at = self.pos;
+            emitted(self.e.array_item(i), at)?;
+            self.value(depth + 1)?;
+        }
+        emitted(self.e.array_end(), start)
+    }
+
+    fn map(&mut self, n: usize, depth: u32, start: usize) -> TResult {
+        self.check(n, 2, "map", depth, start)?;
+        emitted(self.e.map_begin(n), start)?;
+        let mut seen = Keys::new(n);
+        for i in 0..n {
+            let key_start = self.pos;
+            emitted(self.e.map_key(i), key_start)?;
+            let key = self.key(key_start, depth)?;
+            if !self.measuring && !seen.insert(key) {
+                return Err(Stop::UseObjects);
+            }
+            emitted(self.e.map_value(), key_start)?;
+            self.value(depth + 1)?;
+        }
+        emitted(self.e.map_end(), start)
+    }
+
+    /// A map key: a string (returned, to spot repeats); anything else ends the walk with
+    /// `OPT_NON_STR_KEYS` (see the module documentation) and is an error without it.
+    fn key(&mut self, start: usize, depth: u32) -> TResult<&'a [u8]> {
+        let marker = *self
+            .data
+            .get(start)
+            .ok_or_else(|| self.truncated("map key", 1, start))?;
+        self.pos += 1;
+        let n = match marker {
+            0xa0..=0xbf => (marker & 0x1f) as usize,
+            0xd9 => self.len8(start)?,
+            0xda => self.len16(start)?,
+            0xdb => self.len32(start)?,
+            _ if self.opts & opt::NON_STR_KEYS != 0 && self.measuring => {
+                self.pos = start;
+                self.value(depth + 1)?;
+                return Ok(&[]);
+            }
+            _ if self.opts & opt::NON_STR_KEYS != 0 => return Err(Stop::UseObjects),
+            _ => {
+                let found = match marker {
+                    0x80..=0x8f | 0xde | 0xdf => "map",
+                    0x90..=0x9f | 0xdc | 0xdd => "array",
+                    0xc0 => "nil",
+                    0xc2 | 0xc3 => "bool",
+                    0xc4..=0xc6 => "bin",
+                    0xca | 0xcb => "float",
+                    0xc7..=0xc9 | 0xd4..=0xd8 => "ext",
+                    _ => "int",
+                };
+                return Err(Stop::Input(DeError::input(
+                    Kind::KeyNotStr { found },
+                    start,
+                )));
+            }
+        };
+        let bytes = self.utf8(n, start)?;
+        emitted(self.e.str(bytes), start)?;
+        Ok(bytes)
+    }
+}
+
+/// An emitter's refusal (bin, ext), located at `start`.
+fn emitted(result: Result<(), Error>, start: usize) -> TResult {
+    result.map_err(|err| Stop::NotJson(err, start))
+}
+
+/// The keys of one map, to spot a repeated one: a scan for small maps, a set for large ones.
+enum Keys<'a> {
+    Few(Vec<&'a [u8]>),
+    Many(HashSet<&'a [u8], BuildHasherDefault<WordHasher>>),
+}
+
+/// Maps with at most this many keys are checked by a scan.
+const SCAN_KEYS: usize = 32;
+
+impl<'a> Keys<'a> {
+    fn new(n: usize) -> Keys<'a> {
+        if n <= SCAN_KEYS {
+            Keys::Few(Vec::with_capacity(n))
+        } else {
+            Keys::Many(HashSet::with_capacity_and_hasher(
+                n.min(1 << 16),
+                Default::default(),
+            ))
+        }
+    }
+
+    /// `false` when `key` was already there.
+    fn insert(&mut self, key: &'a [u8]) -> bool {
+        match self {
+            Keys::Few(keys) => {
+                if keys.contains(&key) {
+                    return false;
+                }
+                keys.push(key);
+                true
+            }
+            Keys::Many(keys) => keys.insert(key),
+        }
+    }
+}
+
+/// A fast hash of key bytes a word at a time. Keys come from the input, but a collision only
+/// costs a comparison, and the set is bounded by the map's (input-bounded) size.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        let mut word = [0u8; 8];
+        let rest = chunks.remainder();
+        word[..rest.len()].copy_from_slice(rest);
+        self.0 =
+            (self.0.rotate_left(5) ^ u64::from_le_bytes(word) ^ bytes.len() as u64).wrapping_mul(K);
+    }
+}

@@ -1,0 +1,107 @@
+//! Float text for JSON: the shortest digits that read back as the same value (from `ryu`),
+//! laid out in positional form for decimal exponents -5..=15 (`0.00001`, `100.0`) and in
+//! scientific form otherwise (`1e-6`, `1.2345e+16`). Pure Rust, unit-tested here.
+
+/// Up to 17 significant digits, sign, point, `e+308`: 32 bytes is always enough... except for
+/// positional form with 15 leading zeros (`0.00001234...`): 40 covers every case.
+pub struct FloatText {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl FloatText {
+    #[inline(always)]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// A finite f64 as JSON text.
+pub fn f64_text(v: f64) -> FloatText {
+    let mut ryu = ryu::Buffer::new();
+    layout(ryu.format_finite(v).as_bytes())
+}
+
+/// A finite f32 as JSON text (its own shortest digits, not those of the widened f64).
+pub fn f32_text(v: f32) -> FloatText {
+    let mut ryu = ryu::Buffer::new();
+    layout(ryu.format_finite(v).as_bytes())
+}
+
+/// ryu writes the shortest digits positionally for decimal exponents -5..=15 (`0.00001`,
+/// `100.0`), as JSON text here wants, and scientifically otherwise (`1e16`, `1.5e-7`); the
+/// only change is an explicit `+` on positive exponents (`1e+16`).
+#[inline(always)]
+fn layout(text: &[u8]) -> FloatText {
+    let mut out = FloatText {
+        buf: [0; 40],
+        len: 0,
+    };
+    let n = text.len().min(out.buf.len() - 1);
+    let text = &text[..n];
+    match text.iter().position(|&b| b == b'e') {
+        Some(at) if text.get(at + 1) != Some(&b'-') => {
+            out.buf[..=at].copy_from_slice(&text[..=at]);
+            out.buf[at + 1] = b'+';
+            out.buf[at + 2..n + 1].copy_from_slice(&text[at + 1..]);
+            out.len = n + 1;
+        }
+        _ => {
+            out.buf[..n].copy_from_slice(text);
+            out.len = n;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(v: f64) -> String {
+        String::from_utf8_lossy(f64_text(v).as_bytes()).into_owned()
+    }
+
+    #[test]
+    fn forms_match_the_reference_json_writer() {
+        // Expected strings were produced by orjson 3.13.0 for the same values.
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1.5e-7, "1.5e-7"),
+            (0.1, "0.1"),
+            (123456789012345680.0, "1.2345678901234568e+17"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (1e-5, "0.00001"),
+            (1e-4, "0.0001"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (100.0, "100.0"),
+            (1e21, "1e+21"),
+            (1e-6, "1e-6"),
+            (1.2345e-6, "1.2345e-6"),
+            (1.2345e15, "1234500000000000.0"),
+            (1.2345e16, "1.2345e+16"),
+            (9999999999999998.0, "9999999999999998.0"),
+            (2.5e-5, "0.000025"),
+            (3.14e-10, "3.14e-10"),
+            (123.456, "123.456"),
+            (0.000123456, "0.000123456"),
+            (9007199254740992.0, "9007199254740992.0"),
+            (-1.5e300, "-1.5e+300"),
+        ];
+        for &(v, want) in cases {
+            assert_eq!(text(v), want, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn f32_uses_its_own_shortest_digits() {
+        assert_eq!(f32_text(0.1).as_bytes(), b"0.1");
+        assert_eq!(f32_text(16777216.0).as_bytes(), b"16777216.0");
+        assert_eq!(f32_text(1e20).as_bytes(), b"1e+20");
+        assert_eq!(f32_text(3.4028235e38).as_bytes(), b"3.4028235e+38");
+    }
+}

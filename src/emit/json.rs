@@ -1,0 +1,294 @@
+//! The JSON emitter (RFC 8259, UTF-8): compact, or indented by two spaces with
+//! `OPT_INDENT_2`, in the same text as orjson writes. Map keys that are not strings (allowed
+//! with `OPT_NON_STR_KEYS`) are written as the JSON text of the value, quoted.
+
+use super::float_text::{f32_text, f64_text};
+use super::Emitter;
+use crate::error::{Error, Res};
+use crate::exc::MsgpackEncodeError;
+use crate::ffi::BytesWriter;
+
+pub struct JsonEmitter {
+    out: BytesWriter,
+    indent: bool,
+    /// Lengths of the open containers (an empty one closes on the same line).
+    open: Vec<usize>,
+    /// Between a map key's start and its value: scalars are written as quoted text.
+    in_key: bool,
+}
+
+#[cold]
+fn not_json(what: &str) -> Error {
+    MsgpackEncodeError::new_err(format!("{what} cannot be written as JSON")).into()
+}
+
+impl JsonEmitter {
+    pub fn new(out: BytesWriter, indent: bool) -> JsonEmitter {
+        JsonEmitter {
+            out,
+            indent,
+            open: Vec::new(),
+            in_key: false,
+        }
+    }
+
+    pub fn into_writer(self) -> BytesWriter {
+        self.out
+    }
+
+    #[inline(always)]
+    fn raw(&mut self, bytes: &[u8]) -> Res {
+        self.out.put(bytes)
+    }
+
+    /// Text of a number or literal, quoted in key position.
+    #[inline(always)]
+    fn scalar(&mut self, text: &[u8]) -> Res {
+        if self.in_key {
+            self.out.reserve(text.len() + 2)?;
+            // SAFETY: room was reserved just above.
+            unsafe {
+                self.out.put_unchecked(b"\"");
+                self.out.put_unchecked(text);
+                self.out.put_unchecked(b"\"");
+            }
+            Ok(())
+        } else {
+            self.raw(text)
+        }
+    }
+
+    /// A newline and two spaces per open container.
+    #[inline]
+    fn newline(&mut self) -> Res {
+        let depth = self.open.len();
+        self.out.reserve(1 + 2 * depth)?;
+        // SAFETY: room was reserved just above.
+        unsafe {
+            self.out.put_unchecked(b"\n");
+            for _ in 0..depth {
+                self.out.put_unchecked(b"  ");
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn close(&mut self, bracket: u8) -> Res {
+        let len = self.open.pop().unwrap_or(0);
+        if self.indent && len > 0 {
+            self.newline()?;
+        }
+        self.raw(&[bracket])
+    }
+
+    #[inline]
+    fn item(&mut self, index: usize) -> Res {
+        if index > 0 {
+            self.raw(b",")?;
+        }
+        if self.indent {
+            self.newline()?;
+        }
+        Ok(())
+    }
+}
+
+/// What each byte becomes inside a JSON string: 0 = itself, else the escape letter (`u` for
+/// `\u00XX`).
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Whether any of the 8 bytes is a control character, `"` or `\\` (the classic zero-byte
+/// tests, which are exact as to whether any byte matches).
+#[inline(always)]
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * b'"' as u64);
+    let backslash = word ^ (ONES * b'\\' as u64);
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    (below_space | has_zero(quote) | has_zero(backslash)) & HIGH != 0
+}
+
+impl Emitter for JsonEmitter {
+    #[inline]
+    fn nil(&mut self) -> Res {
+        self.scalar(b"null")
+    }
+
+    #[inline]
+    fn bool(&mut self, v: bool) -> Res {
+        self.scalar(if v { b"true" } else { b"false" })
+    }
+
+    #[inline]
+    fn int(&mut self, v: i64) -> Res {
+        let mut buf = itoa::Buffer::new();
+        self.scalar(buf.format(v).as_bytes())
+    }
+
+    #[inline]
+    fn uint(&mut self, v: u64) -> Res {
+        let mut buf = itoa::Buffer::new();
+        self.scalar(buf.format(v).as_bytes())
+    }
+
+    /// NaN and the infinities have no JSON form: `null`.
+    #[inline]
+    fn float(&mut self, v: f64) -> Res {
+        if !v.is_finite() {
+            return self.nil();
+        }
+        self.scalar(f64_text(v).as_bytes())
+    }
+
+    #[inline]
+    fn float32(&mut self, v: f32) -> Res {
+        if !v.is_finite() {
+            return self.nil();
+        }
+        self.scalar(f32_text(v).as_bytes())
+    }
+
+    fn str(&mut self, utf8: &[u8]) -> Res {
+        self.out.reserve(utf8.len() + 2)?;
+        // SAFETY: room for the quotes and the unescaped text was reserved; escapes reserve
+        // their own room as they come.
+        unsafe {
+            self.out.put_unchecked(b"\"");
+            let mut run = 0;
+            let mut i = 0;
+            while i < utf8.len() {
+                // Skip 8 bytes at a time while none needs escaping (a short tail is padded
+                // with a letter, which needs none).
+                let word = match utf8.get(i..i + 8) {
+                    Some(chunk) => chunk.as_ptr().cast::<u64>().read_unaligned(),
+                    None => {
+                        let mut tail = [b'a'; 8];
+                        for (slot, &b) in tail.iter_mut().zip(&utf8[i..]) {
+                            *slot = b;
+                        }
+                        u64::from_ne_bytes(tail)
+                    }
+                };
+                if !needs_escape(word) {
+                    i += 8;
+                    continue;
+                }
+                let b = utf8[i];
+                let esc = ESCAPE[b as usize];
+                if esc != 0 {
+                    self.out.put_unchecked(&utf8[run..i]);
+                    run = i + 1;
+                    self.out.reserve(6 + (utf8.len() - run) + 1)?;
+                    if esc == b'u' {
+                        const HEX: &[u8; 16] = b"0123456789abcdef";
+                        let code = [
+                            b'\\',
+                            b'u',
+                            b'0',
+                            b'0',
+                            HEX[(b >> 4) as usize],
+                            HEX[(b & 0xf) as usize],
+                        ];
+                        self.out.put_unchecked(&code);
+                    } else {
+                        self.out.put_unchecked(&[b'\\', esc]);
+                    }
+                }
+                i += 1;
+            }
+            self.out.put_unchecked(&utf8[run.min(utf8.len())..]);
+            self.out.put_unchecked(b"\"");
+        }
+        Ok(())
+    }
+
+    fn bin(&mut self, _data: &[u8]) -> Res {
+        Err(not_json("bytes"))
+    }
+
+    fn ext(&mut self, _tag: i8, _data: &[u8]) -> Res {
+        Err(not_json("Ext"))
+    }
+
+    fn timestamp(&mut self, _secs: i64, _nanos: u32) -> Res {
+        Err(not_json("a timestamp extension"))
+    }
+
+    fn array_begin(&mut self, len: usize) -> Res {
+        if self.in_key {
+            return Err(not_json("a tuple dict key"));
+        }
+        self.open.push(len);
+        self.raw(b"[")
+    }
+
+    #[inline]
+    fn array_item(&mut self, index: usize) -> Res {
+        self.item(index)
+    }
+
+    fn array_end(&mut self) -> Res {
+        self.close(b']')
+    }
+
+    fn map_begin(&mut self, len: usize) -> Res {
+        self.open.push(len);
+        self.raw(b"{")
+    }
+
+    #[inline]
+    fn map_key(&mut self, index: usize) -> Res {
+        self.item(index)?;
+        self.in_key = true;
+        Ok(())
+    }
+
+    #[inline]
+    fn map_value(&mut self) -> Res {
+        self.in_key = false;
+        self.raw(if self.indent { b": " } else { b":" })
+    }
+
+    fn map_end(&mut self) -> Res {
+        self.close(b'}')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_escape;
+
+    #[test]
+    fn escape_scan_finds_exactly_the_bytes_to_escape() {
+        for b in 0u8..=255 {
+            for pos in 0..8 {
+                let mut word = *b"abcdefgh";
+                word[pos] = b;
+                let expected = b < 0x20 || b == b'"' || b == b'\\';
+                assert_eq!(
+                    needs_escape(u64::from_le_bytes(word)),
+                    expected,
+                    "byte {b} at {pos}"
+                );
+            }
+        }
+    }
+}

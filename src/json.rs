@@ -1,0 +1,128 @@
+//! The JSON entry points: `json.dumps` over the shared dispatch tree, and `json.from_msgpack`,
+//! which transcodes MessagePack without building Python objects.
+
+use pyo3::prelude::*;
+
+use crate::de::transcode::{Stop, Transcoder};
+use crate::de::{self, DeError};
+use crate::emit::{JsonEmitter, NullEmitter};
+use crate::exc::{JSONEncodeError, MsgpackEncodeError};
+use crate::ffi::{BytesWriter, InputBuffer};
+use crate::opt::{self, Opt};
+use crate::ser;
+
+/// `json.dumps`: encode errors come out as `JSONEncodeError`, with message and cause kept.
+pub fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+) -> PyResult<Bound<'py, PyAny>> {
+    ser::json_dumps(py, obj, default, opts).map_err(|err| as_json_error(py, err))
+}
+
+#[cold]
+fn as_json_error(py: Python<'_>, err: PyErr) -> PyErr {
+    if !err.is_instance_of::<MsgpackEncodeError>(py) || err.is_instance_of::<JSONEncodeError>(py) {
+        return err;
+    }
+    let json = JSONEncodeError::new_err(err.value(py).to_string());
+    json.set_cause(py, err.cause(py));
+    json
+}
+
+/// `json.from_msgpack`: the one object that makes up `data`, as JSON.
+pub fn from_msgpack<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    opts: Opt,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (json, end, len) = transcode_at(py, data, 0, opts)?;
+    if end != len {
+        return Err(DeError::input(de::Kind::Trailing { extra: len - end }, end).into_pyerr());
+    }
+    Ok(json)
+}
+
+/// The object that starts at `offset` in `data`, as JSON, and where it ends (for reading a
+/// stream of concatenated objects).
+pub fn from_msgpack_at<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    offset: usize,
+    opts: Opt,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
+    let (json, end, _) = transcode_at(py, data, offset, opts)?;
+    Ok((json, end))
+}
+
+fn transcode_at<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    offset: usize,
+    opts: Opt,
+) -> PyResult<(Bound<'py, PyAny>, usize, usize)> {
+    // SAFETY: `data` is alive for the whole call and we are attached.
+    let input = match unsafe { InputBuffer::acquire(data.as_ptr()) }? {
+        Some(input) => input,
+        None => {
+            let name = data.get_type().name()?;
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "from_msgpack() argument must be bytes, bytearray or memoryview, not {name}"
+            )));
+        }
+    };
+    let bytes = input.as_slice();
+    // SAFETY: attached.
+    let writer = unsafe { BytesWriter::with_capacity(bytes.len().saturating_sub(offset).max(64))? };
+    let mut emitter = JsonEmitter::new(writer, opts & opt::INDENT_2 != 0);
+    let result = Transcoder::new(bytes, opts, &mut emitter).object_at(offset);
+    let end = match result {
+        Ok(end) => end,
+        Err(Stop::Input(err)) => return Err(err.into_pyerr()),
+        Err(Stop::NotJson(err, at)) => {
+            let err: PyErr = err.into();
+            return Err(JSONEncodeError::new_err(format!(
+                "{} at byte offset {at}",
+                err.value(py)
+            )));
+        }
+        Err(Stop::UseObjects) => return through_objects(py, bytes, offset, opts),
+    };
+    let mut writer = emitter.into_writer();
+    if opts & opt::APPEND_NEWLINE != 0 {
+        writer.put(b"\n")?;
+    }
+    let json = writer.finish()?;
+    // SAFETY: `finish` hands over a strong reference to a complete bytes object.
+    Ok((unsafe { Bound::from_owned_ptr(py, json) }, end, bytes.len()))
+}
+
+/// The object path, for maps a direct walk cannot reproduce: `dumps(unpackb(...))`.
+#[cold]
+fn through_objects<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    offset: usize,
+    opts: Opt,
+) -> PyResult<(Bound<'py, PyAny>, usize, usize)> {
+    let mut null = NullEmitter;
+    let end = match Transcoder::measuring(bytes, opts, &mut null).object_at(offset) {
+        Ok(end) => end,
+        Err(Stop::Input(err)) => return Err(err.into_pyerr()),
+        Err(_) => {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "unreachable transcoder state",
+            ))
+        }
+    };
+    let slice = pyo3::types::PyBytes::new(py, bytes.get(offset..end).unwrap_or_default());
+    let obj = de::unpackb(py, slice.as_any(), None, opts & opt::NON_STR_KEYS)?;
+    let json = dumps(
+        py,
+        &obj,
+        None,
+        opts & (opt::NON_STR_KEYS | opt::INDENT_2 | opt::APPEND_NEWLINE),
+    )?;
+    Ok((json, end, bytes.len()))
+}
