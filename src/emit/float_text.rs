@@ -16,41 +16,47 @@ impl FloatText {
     }
 }
 
+/// Writes a finite f64's JSON text at `dst` and returns its length.
+///
+/// # Safety
+/// `dst` has room for 26 bytes.
+#[inline(always)]
+pub unsafe fn write_f64(v: f64, dst: *mut u8) -> usize {
+    let mut buf = zmij::Buffer::new();
+    let text = buf.format_finite(v).as_bytes();
+    let n = text.len().min(26);
+    // SAFETY: the caller gave 26 bytes; zmij's text is at most 24.
+    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), dst, n) };
+    n
+}
+
+/// Writes a finite f32's JSON text at `dst` and returns its length.
+///
+/// # Safety
+/// `dst` has room for 18 bytes.
+#[inline(always)]
+pub unsafe fn write_f32(v: f32, dst: *mut u8) -> usize {
+    let mut buf = zmij::Buffer::new();
+    let text = buf.format_finite(v).as_bytes();
+    let n = text.len().min(18);
+    // SAFETY: the caller gave 18 bytes; zmij's f32 text is at most 16.
+    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), dst, n) };
+    n
+}
+
 /// A finite f64 as JSON text.
 pub fn f64_text(v: f64) -> FloatText {
-    let mut ryu = ryu::Buffer::new();
-    layout(ryu.format_finite(v).as_bytes())
+    let mut out = FloatText { buf: [0; 40], len: 0 };
+    // SAFETY: the buffer has 40 bytes.
+    out.len = unsafe { write_f64(v, out.buf.as_mut_ptr()) };
+    out
 }
 
 /// A finite f32 as JSON text (its own shortest digits, not those of the widened f64).
 pub fn f32_text(v: f32) -> FloatText {
-    let mut ryu = ryu::Buffer::new();
-    layout(ryu.format_finite(v).as_bytes())
-}
-
-/// ryu writes the shortest digits positionally for decimal exponents -5..=15 (`0.00001`,
-/// `100.0`), as JSON text here wants, and scientifically otherwise (`1e16`, `1.5e-7`); the
-/// only change is an explicit `+` on positive exponents (`1e+16`).
-#[inline(always)]
-fn layout(text: &[u8]) -> FloatText {
-    let mut out = FloatText {
-        buf: [0; 40],
-        len: 0,
-    };
-    let n = text.len().min(out.buf.len() - 1);
-    let text = &text[..n];
-    match text.iter().position(|&b| b == b'e') {
-        Some(at) if text.get(at + 1) != Some(&b'-') => {
-            out.buf[..=at].copy_from_slice(&text[..=at]);
-            out.buf[at + 1] = b'+';
-            out.buf[at + 2..n + 1].copy_from_slice(&text[at + 1..]);
-            out.len = n + 1;
-        }
-        _ => {
-            out.buf[..n].copy_from_slice(text);
-            out.len = n;
-        }
-    }
+    let mut out = FloatText { buf: [0; 40], len: 0 };
+    // SAFETY: the buffer has 40 bytes.
+    out.len = unsafe { write_f32(v, out.buf.as_mut_ptr()) };
     out
 }
 
@@ -95,6 +101,20 @@ mod tests {
         for &(v, want) in cases {
             assert_eq!(text(v), want, "{v:e}");
         }
+    }
+
+    #[test]
+    fn direct_writes_match_the_buffered_text() {
+        for v in [1.0, 1e16, 1.5e-7, -1.5e300, 123.456, 5e-324, 1e21] {
+            let mut buf = [0u8; 26];
+            // SAFETY: 26 bytes of room.
+            let n = unsafe { write_f64(v, buf.as_mut_ptr()) };
+            assert_eq!(&buf[..n], f64_text(v).as_bytes());
+        }
+        let mut buf = [0u8; 18];
+        // SAFETY: 18 bytes of room.
+        let n = unsafe { write_f32(1e20, buf.as_mut_ptr()) };
+        assert_eq!(&buf[..n], b"1e+20");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `OPT_INDENT_2`, in the same text as orjson writes. Map keys that are not strings (allowed
 //! with `OPT_NON_STR_KEYS`) are written as the JSON text of the value, quoted.
 
-use super::float_text::{f32_text, f64_text};
+use super::float_text::{f32_text, f64_text, write_f32, write_f64};
 use super::Emitter;
 use crate::error::{Error, Res};
 use crate::exc::MsgpackEncodeError;
@@ -39,6 +39,14 @@ impl JsonEmitter {
     #[inline(always)]
     fn raw(&mut self, bytes: &[u8]) -> Res {
         self.out.put(bytes)
+    }
+
+    #[inline(always)]
+    fn byte(&mut self, b: u8) -> Res {
+        self.out.reserve(1)?;
+        // SAFETY: one byte was reserved.
+        unsafe { self.out.put_block(&[b], 1) };
+        Ok(())
     }
 
     /// Text of a number or literal, quoted in key position.
@@ -79,13 +87,13 @@ impl JsonEmitter {
         if self.indent && len > 0 {
             self.newline()?;
         }
-        self.raw(&[bracket])
+        self.byte(bracket)
     }
 
     #[inline]
     fn item(&mut self, index: usize) -> Res {
         if index > 0 {
-            self.raw(b",")?;
+            self.byte(b',')?;
         }
         if self.indent {
             self.newline()?;
@@ -155,7 +163,16 @@ impl Emitter for JsonEmitter {
         if !v.is_finite() {
             return self.nil();
         }
-        self.scalar(f64_text(v).as_bytes())
+        if self.in_key {
+            return self.scalar(f64_text(v).as_bytes());
+        }
+        self.out.reserve(26)?;
+        // SAFETY: 26 bytes were reserved, as `write_f64` needs.
+        unsafe {
+            let n = write_f64(v, self.out.tail());
+            self.out.advance(n);
+        }
+        Ok(())
     }
 
     #[inline]
@@ -163,7 +180,16 @@ impl Emitter for JsonEmitter {
         if !v.is_finite() {
             return self.nil();
         }
-        self.scalar(f32_text(v).as_bytes())
+        if self.in_key {
+            return self.scalar(f32_text(v).as_bytes());
+        }
+        self.out.reserve(18)?;
+        // SAFETY: 18 bytes were reserved, as `write_f32` needs.
+        unsafe {
+            let n = write_f32(v, self.out.tail());
+            self.out.advance(n);
+        }
+        Ok(())
     }
 
     fn str(&mut self, utf8: &[u8]) -> Res {
@@ -237,7 +263,7 @@ impl Emitter for JsonEmitter {
             return Err(not_json("a tuple dict key"));
         }
         self.open.push(len);
-        self.raw(b"[")
+        self.byte(b'[')
     }
 
     #[inline]
@@ -251,7 +277,7 @@ impl Emitter for JsonEmitter {
 
     fn map_begin(&mut self, len: usize) -> Res {
         self.open.push(len);
-        self.raw(b"{")
+        self.byte(b'{')
     }
 
     #[inline]
@@ -264,7 +290,11 @@ impl Emitter for JsonEmitter {
     #[inline]
     fn map_value(&mut self) -> Res {
         self.in_key = false;
-        self.raw(if self.indent { b": " } else { b":" })
+        if self.indent {
+            self.raw(b": ")
+        } else {
+            self.byte(b':')
+        }
     }
 
     fn map_end(&mut self) -> Res {
