@@ -46,7 +46,10 @@ pub unsafe fn write_f32(v: f32, dst: *mut u8) -> usize {
 
 /// A finite f64 as JSON text.
 pub fn f64_text(v: f64) -> FloatText {
-    let mut out = FloatText { buf: [0; 40], len: 0 };
+    let mut out = FloatText {
+        buf: [0; 40],
+        len: 0,
+    };
     // SAFETY: the buffer has 40 bytes.
     out.len = unsafe { write_f64(v, out.buf.as_mut_ptr()) };
     out
@@ -54,7 +57,10 @@ pub fn f64_text(v: f64) -> FloatText {
 
 /// A finite f32 as JSON text (its own shortest digits, not those of the widened f64).
 pub fn f32_text(v: f32) -> FloatText {
-    let mut out = FloatText { buf: [0; 40], len: 0 };
+    let mut out = FloatText {
+        buf: [0; 40],
+        len: 0,
+    };
     // SAFETY: the buffer has 40 bytes.
     out.len = unsafe { write_f32(v, out.buf.as_mut_ptr()) };
     out

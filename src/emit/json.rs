@@ -121,6 +121,25 @@ static ESCAPE: [u8; 256] = {
     table
 };
 
+/// Up to 7 bytes as one word for [`needs_escape`]: every byte appears at least once (two
+/// overlapping loads), and missing ones read as a letter.
+#[inline(always)]
+fn short_word(bytes: &[u8]) -> u64 {
+    const PAD: u64 = u64::from_ne_bytes([b'a'; 8]);
+    let n = bytes.len();
+    let load = |at: usize, w: usize| -> u64 {
+        let mut b = [b'a'; 8];
+        b[..w].copy_from_slice(&bytes[at..at + w]);
+        u64::from_ne_bytes(b)
+    };
+    match n {
+        0 => PAD,
+        1 => load(0, 1),
+        2..=3 => (load(0, 2) & 0xffff) | (load(n - 2, 2) & 0xffff) << 16 | (PAD & !0xffff_ffff),
+        _ => (load(0, 4) & 0xffff_ffff) | (load(n - 4, 4) << 32),
+    }
+}
+
 /// Whether any of the 8 bytes is a control character, `"` or `\\` (the classic zero-byte
 /// tests, which are exact as to whether any byte matches).
 #[inline(always)]
@@ -205,13 +224,7 @@ impl Emitter for JsonEmitter {
                 // with a letter, which needs none).
                 let word = match utf8.get(i..i + 8) {
                     Some(chunk) => chunk.as_ptr().cast::<u64>().read_unaligned(),
-                    None => {
-                        let mut tail = [b'a'; 8];
-                        for (slot, &b) in tail.iter_mut().zip(&utf8[i..]) {
-                            *slot = b;
-                        }
-                        u64::from_ne_bytes(tail)
-                    }
+                    None => short_word(&utf8[i..]),
                 };
                 if !needs_escape(word) {
                     i += 8;
@@ -305,6 +318,19 @@ impl Emitter for JsonEmitter {
 #[cfg(test)]
 mod tests {
     use super::needs_escape;
+
+    #[test]
+    fn short_words_hold_every_byte() {
+        use super::short_word;
+        for n in 0..8 {
+            for pos in 0..n {
+                let mut bytes = vec![b'x'; n];
+                bytes[pos] = b'"';
+                assert!(needs_escape(short_word(&bytes)), "n={n} pos={pos}");
+            }
+            assert!(!needs_escape(short_word(&vec![b'x'; n])), "n={n}");
+        }
+    }
 
     #[test]
     fn escape_scan_finds_exactly_the_bytes_to_escape() {
