@@ -121,6 +121,34 @@ static ESCAPE: [u8; 256] = {
     table
 };
 
+/// Whether any of 16 bytes needs escaping, with SSE2 (part of every x86-64 CPU).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn needs_escape16(chunk: &[u8]) -> bool {
+    use std::arch::x86_64::*;
+    debug_assert!(chunk.len() >= 16);
+    // SAFETY: SSE2 is always present on x86-64; the load reads the 16 bytes of `chunk`.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast());
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) != 0
+    }
+}
+
+/// Whether any of 16 bytes needs escaping, two words at a time.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn needs_escape16(chunk: &[u8]) -> bool {
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&chunk[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    needs_escape(word(0)) || needs_escape(word(8))
+}
+
 /// Up to 7 bytes as one word for [`needs_escape`]: every byte appears at least once (two
 /// overlapping loads), and missing ones read as a letter.
 #[inline(always)]
@@ -220,8 +248,14 @@ impl Emitter for JsonEmitter {
             let mut run = 0;
             let mut i = 0;
             while i < utf8.len() {
-                // Skip 8 bytes at a time while none needs escaping (a short tail is padded
-                // with a letter, which needs none).
+                // Skip 16 bytes at a time while none needs escaping.
+                if let Some(chunk) = utf8.get(i..i + 16) {
+                    if !needs_escape16(chunk) {
+                        i += 16;
+                        continue;
+                    }
+                }
+                // Then 8 (a short tail is padded with a letter, which needs none).
                 let word = match utf8.get(i..i + 8) {
                     Some(chunk) => chunk.as_ptr().cast::<u64>().read_unaligned(),
                     None => short_word(&utf8[i..]),
@@ -318,6 +352,19 @@ impl Emitter for JsonEmitter {
 #[cfg(test)]
 mod tests {
     use super::needs_escape;
+
+    #[test]
+    fn sixteen_byte_scan_finds_exactly_the_bytes_to_escape() {
+        use super::needs_escape16;
+        for b in 0u8..=255 {
+            for pos in 0..16 {
+                let mut chunk = *b"abcdefghijklmnop";
+                chunk[pos] = b;
+                let expected = b < 0x20 || b == b'"' || b == b'\\';
+                assert_eq!(needs_escape16(&chunk), expected, "byte {b} at {pos}");
+            }
+        }
+    }
 
     #[test]
     fn short_words_hold_every_byte() {
