@@ -7,6 +7,10 @@ the repository. If it is missing the whole suite fails at collection time instea
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import json
+import lzma
 import math
 import re
 import struct
@@ -15,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import orjson
 import ormsgpack
 import pytest
 
 import fastmsgpack
+import fastmsgpack.json
 
 DATA: Path = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -190,21 +196,111 @@ def assert_packs_like_ormsgpack(
     return actual
 
 
+# The JSON side: orjson as the oracle, the four real-world documents, and the `fmt` fixture.
+
+# Options that fastmsgpack shares with orjson 3.13.0, by name (the bit values differ).
+ORJSON_OPTION_NAMES: tuple[str, ...] = (
+    "OPT_APPEND_NEWLINE",
+    "OPT_INDENT_2",
+    "OPT_NAIVE_UTC",
+    "OPT_NON_STR_KEYS",
+    "OPT_OMIT_MICROSECONDS",
+    "OPT_PASSTHROUGH_DATACLASS",
+    "OPT_PASSTHROUGH_DATETIME",
+    "OPT_PASSTHROUGH_SUBCLASS",
+    "OPT_SERIALIZE_NUMPY",
+    "OPT_SORT_KEYS",
+    "OPT_UTC_Z",
+)
+
+
+def orjson_option(*names: str) -> int:
+    """The orjson option made of the named flags (e.g. "OPT_UTC_Z")."""
+    option = 0
+    for name in names:
+        assert name in ORJSON_OPTION_NAMES, f"orjson has no {name}"
+        option |= getattr(orjson, name)
+    assert isinstance(option, int)
+    return option
+
+
+FIXTURES_DIR: Path = DATA / "fixtures"
+FIXTURE_NAMES: tuple[str, ...] = ("twitter", "github", "citm_catalog", "canada")
+
+
+@functools.cache
+def load_fixture(name: str) -> Any:
+    """One of the four real-world JSON documents (FIXTURE_NAMES), decoded by the standard
+    library; read once per run from ``<DATA>/fixtures/<name>.json.xz``."""
+    path = FIXTURES_DIR / f"{name}.json.xz"
+    if not path.is_file():
+        pytest.fail(f"fixture not found: {path}", pytrace=False)
+    with lzma.open(path) as f:
+        return json.loads(f.read())
+
+
+@dataclasses.dataclass(frozen=True)
+class Format:
+    """One output format of the shared type rules: MessagePack (``packb``/``unpackb``) or JSON
+    (``fastmsgpack.json.dumps``, read back by the standard library's ``json.loads``)."""
+
+    name: str
+    dumps: Callable[..., bytes]
+    encode_error: type[fastmsgpack.MsgpackEncodeError]
+
+    def encode(
+        self, obj: Any, default: Callable[[Any], Any] | None = None, option: int | None = None
+    ) -> bytes:
+        return self.dumps(obj, default=default, option=option)
+
+    def decode(self, data: bytes, non_str_keys: bool = False) -> Any:
+        """The encoded value read back; JSON object keys are always strings."""
+        if self.name == "json":
+            return json.loads(data)
+        return fastmsgpack.unpackb(
+            data, option=fastmsgpack.OPT_NON_STR_KEYS if non_str_keys else None
+        )
+
+    def round_trip(
+        self, obj: Any, default: Callable[[Any], Any] | None = None, option: int | None = None
+    ) -> Any:
+        non_str_keys = bool((option or 0) & fastmsgpack.OPT_NON_STR_KEYS)
+        return self.decode(self.encode(obj, default, option), non_str_keys)
+
+
+FORMATS: dict[str, Format] = {
+    "msgpack": Format("msgpack", fastmsgpack.packb, fastmsgpack.MsgpackEncodeError),
+    "json": Format("json", fastmsgpack.json.dumps, fastmsgpack.json.JSONEncodeError),
+}
+
+
+@pytest.fixture(params=list(FORMATS))
+def fmt(request: pytest.FixtureRequest) -> Format:
+    """Each output format in turn: tests using it run once with MessagePack, once with JSON."""
+    return FORMATS[request.param]
+
+
 __all__ = [
     "BYTE_LENGTHS",
     "CONTAINER_LENGTHS",
     "DATA",
+    "FIXTURE_NAMES",
+    "FORMATS",
     "INT_BOUNDARIES",
     "INT_OUT_OF_RANGE",
+    "ORJSON_OPTION_NAMES",
     "SHARED_OPTION_NAMES",
+    "Format",
     "assert_packs_like_ormsgpack",
     "assert_same",
     "error_offset",
     "fast_option",
     "hex_to_bytes",
     "is_negative_zero",
+    "load_fixture",
     "nested_lists",
     "oracle_packb",
+    "orjson_option",
     "ormsgpack_option",
     "ormsgpack_packb",
     "same",

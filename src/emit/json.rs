@@ -149,27 +149,10 @@ fn needs_escape16(chunk: &[u8]) -> bool {
     needs_escape(word(0)) || needs_escape(word(8))
 }
 
-/// Up to 7 bytes as one word for [`needs_escape`]: every byte appears at least once (two
-/// overlapping loads), and missing ones read as a letter.
-#[inline(always)]
-fn short_word(bytes: &[u8]) -> u64 {
-    const PAD: u64 = u64::from_ne_bytes([b'a'; 8]);
-    let n = bytes.len();
-    let load = |at: usize, w: usize| -> u64 {
-        let mut b = [b'a'; 8];
-        b[..w].copy_from_slice(&bytes[at..at + w]);
-        u64::from_ne_bytes(b)
-    };
-    match n {
-        0 => PAD,
-        1 => load(0, 1),
-        2..=3 => (load(0, 2) & 0xffff) | (load(n - 2, 2) & 0xffff) << 16 | (PAD & !0xffff_ffff),
-        _ => (load(0, 4) & 0xffff_ffff) | (load(n - 4, 4) << 32),
-    }
-}
-
 /// Whether any of the 8 bytes is a control character, `"` or `\\` (the classic zero-byte
 /// tests, which are exact as to whether any byte matches).
+// On x86-64 the SSE2 scan is used; this is the portable one (and is tested everywhere).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
 fn needs_escape(word: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -239,56 +222,66 @@ impl Emitter for JsonEmitter {
         Ok(())
     }
 
+    /// One pass: clean 16-byte chunks are stored as they are checked, other bytes one by one.
     fn str(&mut self, utf8: &[u8]) -> Res {
-        self.out.reserve(utf8.len() + 2)?;
-        // SAFETY: room for the quotes and the unescaped text was reserved; escapes reserve
-        // their own room as they come.
+        let n = utf8.len();
+        // The quotes, the text, and slack for storing a whole chunk.
+        self.out.reserve(n + 18)?;
+        // SAFETY: `dst` stays within the room reserved since `start` (the text left plus 18);
+        // an escape, which writes more than it reads, commits what was written and reserves
+        // again before writing.
         unsafe {
-            self.out.put_unchecked(b"\"");
-            let mut run = 0;
+            let mut start = self.out.tail();
+            let mut dst = start;
+            *dst = b'"';
+            dst = dst.add(1);
             let mut i = 0;
-            while i < utf8.len() {
-                // Skip 16 bytes at a time while none needs escaping.
-                if let Some(chunk) = utf8.get(i..i + 16) {
-                    if !needs_escape16(chunk) {
-                        i += 16;
-                        continue;
+            loop {
+                while let Some(chunk) = utf8.get(i..i + 16) {
+                    if needs_escape16(chunk) {
+                        break;
                     }
+                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), dst, 16);
+                    i += 16;
+                    dst = dst.add(16);
                 }
-                // Then 8 (a short tail is padded with a letter, which needs none).
-                let word = match utf8.get(i..i + 8) {
-                    Some(chunk) => chunk.as_ptr().cast::<u64>().read_unaligned(),
-                    None => short_word(&utf8[i..]),
+                let Some(&b) = utf8.get(i) else {
+                    break;
                 };
-                if !needs_escape(word) {
-                    i += 8;
+                let esc = ESCAPE[b as usize];
+                if esc == 0 {
+                    *dst = b;
+                    dst = dst.add(1);
+                    i += 1;
                     continue;
                 }
-                let b = utf8[i];
-                let esc = ESCAPE[b as usize];
-                if esc != 0 {
-                    self.out.put_unchecked(&utf8[run..i]);
-                    run = i + 1;
-                    self.out.reserve(6 + (utf8.len() - run) + 1)?;
-                    if esc == b'u' {
-                        const HEX: &[u8; 16] = b"0123456789abcdef";
-                        let code = [
-                            b'\\',
-                            b'u',
-                            b'0',
-                            b'0',
-                            HEX[(b >> 4) as usize],
-                            HEX[(b & 0xf) as usize],
-                        ];
-                        self.out.put_unchecked(&code);
-                    } else {
-                        self.out.put_unchecked(&[b'\\', esc]);
-                    }
-                }
+                self.out.advance(dst.offset_from(start) as usize);
+                self.out.reserve(6 + (n - i) + 18)?;
+                start = self.out.tail();
+                dst = start;
+                let code: [u8; 6];
+                let text: &[u8] = if esc == b'u' {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    code = [
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[(b >> 4) as usize],
+                        HEX[(b & 0xf) as usize],
+                    ];
+                    &code
+                } else {
+                    code = [b'\\', esc, 0, 0, 0, 0];
+                    &code[..2]
+                };
+                std::ptr::copy_nonoverlapping(text.as_ptr(), dst, text.len());
+                dst = dst.add(text.len());
                 i += 1;
             }
-            self.out.put_unchecked(&utf8[run.min(utf8.len())..]);
-            self.out.put_unchecked(b"\"");
+            *dst = b'"';
+            dst = dst.add(1);
+            self.out.advance(dst.offset_from(start) as usize);
         }
         Ok(())
     }
@@ -363,19 +356,6 @@ mod tests {
                 let expected = b < 0x20 || b == b'"' || b == b'\\';
                 assert_eq!(needs_escape16(&chunk), expected, "byte {b} at {pos}");
             }
-        }
-    }
-
-    #[test]
-    fn short_words_hold_every_byte() {
-        use super::short_word;
-        for n in 0..8 {
-            for pos in 0..n {
-                let mut bytes = vec![b'x'; n];
-                bytes[pos] = b'"';
-                assert!(needs_escape(short_word(&bytes)), "n={n} pos={pos}");
-            }
-            assert!(!needs_escape(short_word(&vec![b'x'; n])), "n={n}");
         }
     }
 
