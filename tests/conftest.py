@@ -22,6 +22,7 @@ import msgpack  # type: ignore[import-untyped]
 import orjson
 import ormsgpack
 import pytest
+from hypothesis import HealthCheck, settings
 
 import fastmsgpack
 import fastmsgpack.json
@@ -224,6 +225,20 @@ def orjson_option(*names: str) -> int:
     return option
 
 
+def option_ids(names: tuple[str, ...]) -> str:
+    """A test id for a combination of option names: "INDENT_2|SORT_KEYS", or "none"."""
+    return "|".join(name.removeprefix("OPT_") for name in names) or "none"
+
+
+# Deterministic property tests: derandomized, no example database.
+JSON_PROPERTY = settings(
+    max_examples=300,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
 FIXTURES_DIR: Path = DATA / "fixtures"
 FIXTURE_NAMES: tuple[str, ...] = ("twitter", "github", "citm_catalog", "canada")
 
@@ -288,6 +303,7 @@ __all__ = [
     "FORMATS",
     "INT_BOUNDARIES",
     "INT_OUT_OF_RANGE",
+    "JSON_PROPERTY",
     "ORJSON_OPTION_NAMES",
     "SHARED_OPTION_NAMES",
     "Format",
@@ -299,6 +315,7 @@ __all__ = [
     "is_negative_zero",
     "load_fixture",
     "nested_lists",
+    "option_ids",
     "oracle_packb",
     "orjson_option",
     "ormsgpack_option",

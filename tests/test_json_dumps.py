@@ -18,38 +18,32 @@ import numpy as np
 import orjson
 import pytest
 import pytz  # type: ignore[import-untyped]
-from conftest import FIXTURE_NAMES, fast_option, load_fixture, orjson_option
-from hypothesis import HealthCheck, given, settings
+from conftest import (
+    FIXTURE_NAMES,
+    JSON_PROPERTY,
+    fast_option,
+    load_fixture,
+    option_ids,
+    orjson_option,
+)
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fastmsgpack
 from fastmsgpack.json import JSONEncodeError, dumps
 
-PROPERTY = settings(
-    max_examples=300,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 LAYOUTS = ("OPT_INDENT_2", "OPT_SORT_KEYS", "OPT_APPEND_NEWLINE")
 LAYOUT_SETS = [c for n in range(4) for c in itertools.combinations(LAYOUTS, n)]
 DATETIME_OPTIONS = ("OPT_NAIVE_UTC", "OPT_UTC_Z", "OPT_OMIT_MICROSECONDS")
 DATETIME_SETS = [c for n in range(4) for c in itertools.combinations(DATETIME_OPTIONS, n)]
 
 
-def ids(names: tuple[str, ...]) -> str:
-    return "|".join(name.removeprefix("OPT_") for name in names) or "none"
-
-
-def assert_dumps_like_orjson(value: Any, *names: str) -> bytes:
+def assert_dumps_like_orjson(value: Any, *names: str) -> None:
     expected = orjson.dumps(value, option=orjson_option(*names))
-    actual = dumps(value, option=fast_option(*names))
-    assert actual == expected
-    return actual
+    assert dumps(value, option=fast_option(*names)) == expected
 
 
-@pytest.mark.parametrize("names", LAYOUT_SETS, ids=ids)
+@pytest.mark.parametrize("names", LAYOUT_SETS, ids=option_ids)
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_fixtures_like_orjson(name: str, names: tuple[str, ...]) -> None:
     assert_dumps_like_orjson(load_fixture(name), *names)
@@ -58,12 +52,10 @@ def test_fixtures_like_orjson(name: str, names: tuple[str, ...]) -> None:
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(-(2**63), 2**64 - 1),
-    st.sampled_from([0, -1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, -(2**63)]),
+    st.integers(-(2**63), 2**64 - 1) | st.sampled_from([2**53 + 1, 2**63, -(2**63)]),
     st.floats(),
     st.floats(width=32),
-    st.text(),
-    st.text(st.characters(max_codepoint=0x7F)),
+    st.text() | st.text(st.characters(max_codepoint=0x7F)),
     st.text(st.sampled_from('\x00\x1f\x7f"\\/\b\f\n\r\t\u2028\u00e9\U0001f600')),
 )
 VALUES = st.recursive(
@@ -78,14 +70,17 @@ VALUES = st.recursive(
 KEYS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(), st.text())
 
 
-@PROPERTY
+@JSON_PROPERTY
 @given(value=VALUES, names=st.sampled_from(LAYOUT_SETS))
 def test_generated_values_like_orjson(value: Any, names: tuple[str, ...]) -> None:
     assert_dumps_like_orjson(value, *names)
 
 
-@PROPERTY
-@given(value=st.dictionaries(KEYS, VALUES, max_size=8), indent=st.booleans())
+@JSON_PROPERTY
+@given(
+    value=st.dictionaries(KEYS, SCALARS | st.lists(SCALARS, max_size=3), max_size=8),
+    indent=st.booleans(),
+)
 def test_generated_non_str_keys_like_orjson(value: dict[Any, Any], indent: bool) -> None:
     assert_dumps_like_orjson(value, "OPT_NON_STR_KEYS", *(["OPT_INDENT_2"] if indent else []))
 
@@ -96,8 +91,8 @@ class Kind(enum.Enum):
     C = (1, 2.5)
 
 
-class Level(enum.IntEnum):
-    HIGH = 2**40
+Level = enum.IntEnum("Level", {"HIGH": 2**40})
+Movie = TypedDict("Movie", {"title": str, "year": int})
 
 
 @dataclasses.dataclass
@@ -116,11 +111,6 @@ class Record:
     kind: Kind
     points: list[Point]
     child: Record | None = None
-
-
-class Movie(TypedDict):
-    title: str
-    year: int
 
 
 UTC = dt.timezone.utc
@@ -158,8 +148,8 @@ RECORDS = {
 }
 
 
-@pytest.mark.parametrize("layout", [(), ("OPT_INDENT_2", "OPT_SORT_KEYS")], ids=ids)
-@pytest.mark.parametrize("names", DATETIME_SETS, ids=ids)
+@pytest.mark.parametrize("layout", [(), ("OPT_INDENT_2", "OPT_SORT_KEYS")], ids=option_ids)
+@pytest.mark.parametrize("names", DATETIME_SETS, ids=option_ids)
 @pytest.mark.parametrize("key", list(RECORDS))
 def test_rich_types_like_orjson(key: str, names: tuple[str, ...], layout: tuple[str, ...]) -> None:
     assert_dumps_like_orjson(RECORDS[key], *names, *layout)
@@ -206,20 +196,15 @@ def test_numpy_like_orjson(value: Any, names: tuple[str, ...]) -> None:
 def test_bytes_and_ext_are_json_encode_errors(value: Any) -> None:
     with pytest.raises(JSONEncodeError, match="cannot be written as JSON"):
         dumps(value)
-    assert issubclass(JSONEncodeError, fastmsgpack.MsgpackEncodeError)
 
 
 def test_sets_decimal_and_numpy_layouts_orjson_rejects() -> None:
     assert sorted(json.loads(dumps({3, 1, 2}))) == [1, 2, 3]
     assert json.loads(dumps({"f": frozenset(["a"])})) == {"f": ["a"]}
-    assert dumps([Decimal("9.99"), Decimal("1E-7"), Decimal("-Infinity")]) == (
-        b'["9.99","1E-7","-Infinity"]'
-    )
+    assert dumps([Decimal("9.99"), Decimal("1E-7"), Decimal("NaN")]) == b'["9.99","1E-7","NaN"]'
     grid = np.arange(6, dtype=np.int32).reshape(2, 3)
     for layout in (grid.astype(">i4"), np.asfortranarray(grid), grid[:, ::2], grid.T):
-        assert dumps(layout, option=fastmsgpack.OPT_SERIALIZE_NUMPY) == orjson.dumps(
-            layout.tolist()
-        )
+        assert json.loads(dumps(layout, option=fastmsgpack.OPT_SERIALIZE_NUMPY)) == layout.tolist()
     late = np.array(["9999-12-31T23:59:59"], dtype="datetime64[s]")
     assert dumps(late, option=fastmsgpack.OPT_SERIALIZE_NUMPY) == b'["9999-12-31T23:59:59"]'
 
@@ -231,9 +216,7 @@ def offset(seconds: int) -> dt.datetime:
     return dt.datetime(2024, 1, 2, tzinfo=dt.timezone(dt.timedelta(seconds=seconds)))
 
 
-class NoOffset(dt.tzinfo):
-    """A tzinfo that knows no offset: Python treats the datetime as naive."""
-
+class NoOffset(dt.tzinfo):  # knows no offset: Python treats the datetime as naive
     def utcoffset(self, when: dt.datetime | None) -> None:
         return None
 
@@ -257,3 +240,10 @@ ORJSON_WRONG = [
 def test_where_orjson_is_wrong(value: Any, right: str, wrong: str) -> None:
     assert dumps(value) == f'"{right}"'.encode()
     assert orjson.dumps(value) == f'"{wrong}"'.encode()
+
+
+def test_where_orjson_indents_wrongly() -> None:
+    # A dataclass whose fields are all left out (names starting with "_") is an empty object.
+    hidden = dataclasses.make_dataclass("Hidden", [("_cache", int, dataclasses.field(default=0))])
+    assert dumps([hidden()], option=fastmsgpack.OPT_INDENT_2) == b"[\n  {}\n]"
+    assert orjson.dumps([hidden()], option=orjson.OPT_INDENT_2) == b"[\n  {\n    \n  }\n]"

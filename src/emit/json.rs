@@ -67,7 +67,7 @@ impl JsonEmitter {
     }
 
     /// A newline and two spaces per open container.
-    #[inline]
+    #[inline(always)]
     fn newline(&mut self) -> Res {
         let depth = self.open.len();
         self.out.reserve(1 + 2 * depth)?;
@@ -90,7 +90,7 @@ impl JsonEmitter {
         self.byte(bracket)
     }
 
-    #[inline]
+    #[inline(always)]
     fn item(&mut self, index: usize) -> Res {
         if index > 0 {
             self.byte(b',')?;
@@ -165,30 +165,30 @@ fn needs_escape(word: u64) -> bool {
 }
 
 impl Emitter for JsonEmitter {
-    #[inline]
+    #[inline(always)]
     fn nil(&mut self) -> Res {
         self.scalar(b"null")
     }
 
-    #[inline]
+    #[inline(always)]
     fn bool(&mut self, v: bool) -> Res {
         self.scalar(if v { b"true" } else { b"false" })
     }
 
-    #[inline]
+    #[inline(always)]
     fn int(&mut self, v: i64) -> Res {
         let mut buf = itoa::Buffer::new();
         self.scalar(buf.format(v).as_bytes())
     }
 
-    #[inline]
+    #[inline(always)]
     fn uint(&mut self, v: u64) -> Res {
         let mut buf = itoa::Buffer::new();
         self.scalar(buf.format(v).as_bytes())
     }
 
     /// NaN and the infinities have no JSON form: `null`.
-    #[inline]
+    #[inline(always)]
     fn float(&mut self, v: f64) -> Res {
         if !v.is_finite() {
             return self.nil();
@@ -205,7 +205,7 @@ impl Emitter for JsonEmitter {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn float32(&mut self, v: f32) -> Res {
         if !v.is_finite() {
             return self.nil();
@@ -306,7 +306,7 @@ impl Emitter for JsonEmitter {
         self.byte(b'[')
     }
 
-    #[inline]
+    #[inline(always)]
     fn array_item(&mut self, index: usize) -> Res {
         self.item(index)
     }
@@ -320,14 +320,14 @@ impl Emitter for JsonEmitter {
         self.byte(b'{')
     }
 
-    #[inline]
+    #[inline(always)]
     fn map_key(&mut self, index: usize) -> Res {
         self.item(index)?;
         self.in_key = true;
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn map_value(&mut self) -> Res {
         self.in_key = false;
         if self.indent {
