@@ -26,7 +26,13 @@ fn as_json_error(py: Python<'_>, err: PyErr) -> PyErr {
     if !err.is_instance_of::<MsgpackEncodeError>(py) || err.is_instance_of::<JSONEncodeError>(py) {
         return err;
     }
-    let json = JSONEncodeError::new_err(err.value(py).to_string());
+    // The shared tree names MessagePack in a few messages; here the output is JSON.
+    let message = err
+        .value(py)
+        .to_string()
+        .replace("MessagePack serializable", "JSON serializable")
+        .replace("for MessagePack", "for JSON");
+    let json = JSONEncodeError::new_err(message);
     json.set_cause(py, err.cause(py));
     json
 }
@@ -37,10 +43,7 @@ pub fn from_msgpack<'py>(
     data: &Bound<'py, PyAny>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (json, end, len) = transcode_at(py, data, 0, opts)?;
-    if end != len {
-        return Err(DeError::input(de::Kind::Trailing { extra: len - end }, end).into_pyerr());
-    }
+    let (json, _) = transcode_at(py, data, 0, opts, true)?;
     Ok(json)
 }
 
@@ -52,24 +55,32 @@ pub fn from_msgpack_at<'py>(
     offset: usize,
     opts: Opt,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let (json, end, _) = transcode_at(py, data, offset, opts)?;
-    Ok((json, end))
+    transcode_at(py, data, offset, opts, false)
 }
 
+/// The object at `offset` as JSON, and where it ends; with `whole`, it must end the input.
 fn transcode_at<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     offset: usize,
     opts: Opt,
-) -> PyResult<(Bound<'py, PyAny>, usize, usize)> {
+    whole: bool,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
     // SAFETY: `data` is alive for the whole call and we are attached.
-    let input = match unsafe { InputBuffer::acquire(data.as_ptr()) }? {
-        Some(input) => input,
-        None => {
+    let input = match unsafe { InputBuffer::acquire(data.as_ptr()) } {
+        Ok(Some(input)) => input,
+        Ok(None) => {
             let name = data.get_type().name()?;
             return Err(pyo3::exceptions::PyTypeError::new_err(format!(
                 "from_msgpack() argument must be bytes, bytearray or memoryview, not {name}"
             )));
+        }
+        Err(cause) => {
+            let err = pyo3::exceptions::PyTypeError::new_err(
+                "from_msgpack() needs a C-contiguous memoryview",
+            );
+            err.set_cause(py, Some(cause));
+            return Err(err);
         }
     };
     let bytes = input.as_slice();
@@ -80,32 +91,46 @@ fn transcode_at<'py>(
     let end = match result {
         Ok(end) => end,
         Err(Stop::Input(err)) => return Err(err.into_pyerr()),
+        // A value JSON cannot hold, unless a repeated key replaces it later or the input is
+        // malformed further on: the object path decides, and the error keeps this offset.
         Err(Stop::NotJson(err, at)) => {
             let err: PyErr = err.into();
-            return Err(JSONEncodeError::new_err(format!(
-                "{} at byte offset {at}",
-                err.value(py)
-            )));
+            let located =
+                JSONEncodeError::new_err(format!("{} at byte offset {at}", err.value(py)));
+            return match through_objects(py, bytes, offset, opts, whole) {
+                Err(e) if e.is_instance_of::<JSONEncodeError>(py) => Err(located),
+                other => other,
+            };
         }
-        Err(Stop::UseObjects) => return through_objects(py, bytes, offset, opts),
+        Err(Stop::UseObjects) => return through_objects(py, bytes, offset, opts, whole),
     };
+    if whole && end != bytes.len() {
+        return Err(trailing(bytes.len(), end));
+    }
     let mut writer = emitter.into_writer();
     if opts & opt::APPEND_NEWLINE != 0 {
         writer.put(b"\n")?;
     }
     let json = writer.finish()?;
     // SAFETY: `finish` hands over a strong reference to a complete bytes object.
-    Ok((unsafe { Bound::from_owned_ptr(py, json) }, end, bytes.len()))
+    Ok((unsafe { Bound::from_owned_ptr(py, json) }, end))
 }
 
-/// The object path, for maps a direct walk cannot reproduce: `dumps(unpackb(...))`.
+#[cold]
+fn trailing(len: usize, end: usize) -> PyErr {
+    DeError::input(de::Kind::Trailing { extra: len - end }, end).into_pyerr()
+}
+
+/// The object path, for maps a direct walk cannot reproduce: `dumps(unpackb(...))`, after the
+/// input is checked (so decode errors keep their offsets in the whole input).
 #[cold]
 fn through_objects<'py>(
     py: Python<'py>,
     bytes: &[u8],
     offset: usize,
     opts: Opt,
-) -> PyResult<(Bound<'py, PyAny>, usize, usize)> {
+    whole: bool,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
     let mut null = NullEmitter;
     let end = match Transcoder::measuring(bytes, opts, &mut null).object_at(offset) {
         Ok(end) => end,
@@ -116,6 +141,9 @@ fn through_objects<'py>(
             ))
         }
     };
+    if whole && end != bytes.len() {
+        return Err(trailing(bytes.len(), end));
+    }
     let slice = pyo3::types::PyBytes::new(py, bytes.get(offset..end).unwrap_or_default());
     let obj = de::unpackb(py, slice.as_any(), None, opts & opt::NON_STR_KEYS)?;
     let json = dumps(
@@ -124,5 +152,5 @@ fn through_objects<'py>(
         None,
         opts & (opt::NON_STR_KEYS | opt::INDENT_2 | opt::APPEND_NEWLINE),
     )?;
-    Ok((json, end, bytes.len()))
+    Ok((json, end))
 }

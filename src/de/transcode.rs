@@ -248,6 +248,10 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         if depth >= MAX_DEPTH {
             return Err(Stop::Input(DeError::input(Kind::TooDeep, start)));
         }
+        // `json.dumps` writes at most this many levels; deeper input is refused the same way.
+        if !self.measuring && depth as u64 >= crate::ser::state::MAX_DEPTH {
+            return Err(Stop::NotJson(crate::ser::error::too_deep(), start));
+        }
         if n.saturating_mul(min) > self.data.len() - self.pos {
             return Err(self.truncated(what, (n as u64).saturating_mul(min as u64), start));
         }
@@ -300,6 +304,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
                 self.value(depth + 1)?;
                 return Ok(&[]);
             }
+            0xc1 => return Err(Stop::Input(DeError::input(Kind::Reserved, start))),
             _ if self.opts & opt::NON_STR_KEYS != 0 => return Err(Stop::UseObjects),
             _ => {
                 let found = match marker {

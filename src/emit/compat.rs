@@ -38,6 +38,8 @@ impl<E: Emitter> JsonCompat<E> {
 }
 
 impl<E: Emitter> Emitter for JsonCompat<E> {
+    const STRINGIFIES_KEYS: bool = true;
+
     fn nil(&mut self) -> Res {
         if self.in_key {
             return self.key_text(b"null");

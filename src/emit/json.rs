@@ -165,6 +165,8 @@ fn needs_escape(word: u64) -> bool {
 }
 
 impl Emitter for JsonEmitter {
+    const STRINGIFIES_KEYS: bool = true;
+
     #[inline(always)]
     fn nil(&mut self) -> Res {
         self.scalar(b"null")
@@ -339,6 +341,57 @@ impl Emitter for JsonEmitter {
 
     fn map_end(&mut self) -> Res {
         self.close(b'}')
+    }
+}
+
+/// The text JSON writes for a map key that is not a string (before quoting), collected to sort
+/// such keys the way they will read.
+#[derive(Default)]
+pub struct KeyText(pub Vec<u8>);
+
+impl Emitter for KeyText {
+    fn nil(&mut self) -> Res {
+        self.str(b"null")
+    }
+    fn bool(&mut self, v: bool) -> Res {
+        self.str(if v { b"true" } else { b"false" })
+    }
+    fn int(&mut self, v: i64) -> Res {
+        self.str(itoa::Buffer::new().format(v).as_bytes())
+    }
+    fn uint(&mut self, v: u64) -> Res {
+        self.str(itoa::Buffer::new().format(v).as_bytes())
+    }
+    fn float(&mut self, v: f64) -> Res {
+        if !v.is_finite() {
+            return self.nil();
+        }
+        self.str(f64_text(v).as_bytes())
+    }
+    fn float32(&mut self, v: f32) -> Res {
+        if !v.is_finite() {
+            return self.nil();
+        }
+        self.str(f32_text(v).as_bytes())
+    }
+    fn str(&mut self, utf8: &[u8]) -> Res {
+        self.0.extend_from_slice(utf8);
+        Ok(())
+    }
+    fn bin(&mut self, _data: &[u8]) -> Res {
+        Err(not_json("a bytes dict key"))
+    }
+    fn ext(&mut self, _tag: i8, _data: &[u8]) -> Res {
+        Err(not_json("an Ext dict key"))
+    }
+    fn timestamp(&mut self, _secs: i64, _nanos: u32) -> Res {
+        Err(not_json("a timestamp dict key"))
+    }
+    fn array_begin(&mut self, _len: usize) -> Res {
+        Err(not_json("a tuple dict key"))
+    }
+    fn map_begin(&mut self, _len: usize) -> Res {
+        Err(not_json("a dict key that is a map"))
     }
 }
 

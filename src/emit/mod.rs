@@ -8,7 +8,7 @@ pub mod marker;
 mod msgpack;
 
 pub use compat::JsonCompat;
-pub use json::JsonEmitter;
+pub use json::{JsonEmitter, KeyText};
 pub use msgpack::MsgpackEmitter;
 
 use crate::error::Res;
@@ -17,6 +17,9 @@ use crate::error::Res;
 /// needs it); the `*_item`/`*_end` hooks mark the boundaries a text format needs for separators
 /// and are free for MessagePack.
 pub trait Emitter {
+    /// Whether map keys come out as strings (JSON): then sorting keys sorts by that text.
+    const STRINGIFIES_KEYS: bool = false;
+
     fn nil(&mut self) -> Res;
     fn bool(&mut self, v: bool) -> Res;
     fn int(&mut self, v: i64) -> Res;

@@ -1,6 +1,6 @@
 use crate::error::Res;
 
-use crate::emit::Emitter;
+use crate::emit::{Emitter, KeyText};
 use crate::ffi::{self, DictIter, Obj, Owned};
 use crate::opt;
 use crate::ser::state::State;
@@ -48,7 +48,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// One entry to sort: the key's UTF-8 (borrowed from `key`, or from `replaced` when lone
 /// surrogates were replaced), with key and value held.
 struct Entry<'a> {
-    utf8: &'a [u8],
+    utf8: std::borrow::Cow<'a, [u8]>,
     _key: Owned,
     _replaced: Option<Owned>,
     value: Owned,
@@ -67,11 +67,22 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e:
                 || (st.has(opt::NON_STR_KEYS)
                     && ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS));
             if !is_str {
-                return Err(if st.has(opt::NON_STR_KEYS) {
-                    error::sort_non_str_keys()
-                } else {
-                    error::bad_key(key, false)
+                if !st.has(opt::NON_STR_KEYS) {
+                    return Err(error::bad_key(key, false));
+                }
+                if !E::STRINGIFIES_KEYS {
+                    return Err(error::sort_non_str_keys());
+                }
+                // JSON sorts such keys by the text they are written as.
+                let mut text = KeyText::default();
+                per_type::key::write(key, st, cx, &mut text)?;
+                entries.push(Entry {
+                    utf8: std::borrow::Cow::Owned(text.0),
+                    _key: Owned::from_borrowed(key),
+                    _replaced: None,
+                    value: Owned::from_borrowed(value),
                 });
+                continue;
             }
             let key = Owned::from_borrowed(key);
             let (utf8, replaced) = match ffi::str_utf8(key.as_ptr()) {
@@ -88,7 +99,7 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e:
             };
             let value = Owned::from_borrowed(value);
             entries.push(Entry {
-                utf8,
+                utf8: std::borrow::Cow::Borrowed(utf8),
                 _key: key,
                 _replaced: replaced,
                 value,
@@ -98,11 +109,11 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e:
             return Err(error::changed_size("dict"));
         }
         // UTF-8 byte order is code point order.
-        entries.sort_unstable_by_key(|entry| entry.utf8);
+        entries.sort_unstable_by(|a, b| a.utf8.cmp(&b.utf8));
         e.map_begin(len)?;
         for (i, entry) in entries.iter().enumerate() {
             e.map_key(i)?;
-            e.str(entry.utf8)?;
+            e.str(&entry.utf8)?;
             e.map_value()?;
             dispatch::write(entry.value.as_ptr(), st, cx, e)?;
         }
