@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,20 @@ from typing import Any
 
 STATS = ("median", "min", "mean")
 UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+# Workload families, named after the test module (the fixtures split by operation), with titles.
+FAMILY_TITLES = {
+    "fixtures-pack": "Packing the four JSON documents (packb)",
+    "fixtures-unpack": "Unpacking the four JSON documents (unpackb)",
+    "gc-heap": "Unpacking canada, without and with 3,000,000 live tracked objects",
+    "route": "Route-planning snapshot",
+    "small": "One small message (10 fields) per call",
+    "vocab": "50,000-term vocabulary written to and read from a gzip file",
+    "rich": "Packing dataclasses and records of UUID, datetime, date, Enum",
+    "numpy": "numpy arrays: element-wise packing, raw round trip, raw packing",
+    "json": "JSON output: dumps, and MessagePack to JSON",
+}
+ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 
 
 @dataclass
@@ -40,6 +55,24 @@ def library_of(bench: dict[str, Any]) -> str:
     params = bench.get("params") or {}
     name = extra.get("library") or params.get("library") or bench.get("name") or "?"
     return str(name)
+
+
+def module_of(bench: dict[str, Any]) -> str:
+    """The test module's name without "test_": fixtures for benchmarks/test_fixtures.py."""
+    fullname = str(bench.get("fullname") or "")
+    stem = fullname.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+    return stem.removeprefix("test_") or "other"
+
+
+def family_of(bench: dict[str, Any]) -> str:
+    """The workload family of a benchmark: "fixtures-pack", "route", "vocab", ..."""
+    module = module_of(bench)
+    group = str(bench.get("group") or "")
+    if module == "fixtures":
+        return "fixtures-unpack" if group.startswith("unpack") else "fixtures-pack"
+    if module == "route" or ROUTE_GROUP.match(group):
+        return "route"
+    return module.replace("_", "-")
 
 
 def load(report: dict[str, Any], stat: str, reference: str) -> Table:
