@@ -73,7 +73,7 @@ SAVE_OPTIONS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True)
 class Bench:
     group: str
-    library: str
+    lib: str
     family: str
     median: float
     n: int | None
@@ -95,7 +95,7 @@ def load(report: dict[str, Any]) -> list[Bench]:
         benches.append(
             Bench(
                 group=group,
-                library=library_of(bench),
+                lib=library_of(bench),
                 family=family_of(bench),
                 median=float(stats["median"]),
                 n=int(n) if n is not None else None,
@@ -112,7 +112,7 @@ def ordered(items: Iterable[str]) -> list[str]:
 
 def library_styles(benches: Sequence[Bench], reference: str) -> dict[str, tuple[str, str]]:
     """(colour, marker) of each library's line."""
-    others = [lib for lib in ordered(b.library for b in benches) if lib != reference]
+    others = [lib for lib in ordered(b.lib for b in benches) if lib != reference]
     styles = {
         lib: (PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]) for i, lib in enumerate(others)
     }
@@ -226,7 +226,7 @@ def bar_figure(
 def group_panels(benches: Sequence[Bench]) -> list[tuple[str, dict[str, float]]]:
     panels: dict[str, dict[str, float]] = {}
     for bench in benches:
-        panels.setdefault(bench.group, {})[bench.library] = bench.median
+        panels.setdefault(bench.group, {})[bench.lib] = bench.median
     return list(panels.items())
 
 
@@ -254,7 +254,7 @@ def scaling_figure(
         for bench in benches:
             match = ROUTE_GROUP.match(bench.group)
             if match and match.group(1) == operation and bench.n is not None:
-                series.setdefault(bench.library, []).append((bench.n, bench.median))
+                series.setdefault(bench.lib, []).append((bench.n, bench.median))
         libs = sorted(series, key=lambda lib: (lib != reference, lib))
         for lib in libs:
             points = sorted(series[lib])
@@ -300,9 +300,9 @@ def size_panels(
         if bench.size is None:
             continue
         if bench.family == "route" and bench.n == route_n:
-            route_sizes.setdefault(bench.library, bench.size)
+            route_sizes.setdefault(bench.lib, bench.size)
         elif bench.family == "vocab":
-            vocab_sizes.setdefault(bench.library, bench.size)
+            vocab_sizes.setdefault(bench.lib, bench.size)
     if route_sizes and route_n is not None:
         panels.append((f"route-planning snapshot, N={route_n:,}", route_sizes))
     if vocab_sizes:
