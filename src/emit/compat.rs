@@ -3,8 +3,8 @@
 //! their JSON text reads back as, non-str map keys as the strings JSON writes, and no bytes or
 //! extension values.
 
-use super::float_text::{f32_text, f64_text};
-use super::Emitter;
+use super::float_text::f32_text;
+use super::{Emitter, KeyText};
 use crate::error::{Error, Res};
 use crate::exc::MsgpackEncodeError;
 
@@ -30,10 +30,13 @@ impl<E: Emitter> JsonCompat<E> {
         self.inner
     }
 
-    /// In key position a number or literal becomes the string JSON would write for it.
+    /// In key position a number or literal becomes the string JSON writes for it (the text
+    /// `KeyText` gives, as for JSON output and for sorting such keys).
     #[inline]
-    fn key_text(&mut self, text: &[u8]) -> Res {
-        self.inner.str(text)
+    fn key_text(&mut self, write: impl FnOnce(&mut KeyText) -> Res) -> Res {
+        let mut text = KeyText::default();
+        write(&mut text)?;
+        self.inner.str(&text.0)
     }
 }
 
@@ -42,28 +45,28 @@ impl<E: Emitter> Emitter for JsonCompat<E> {
 
     fn nil(&mut self) -> Res {
         if self.in_key {
-            return self.key_text(b"null");
+            return self.key_text(|k| k.nil());
         }
         self.inner.nil()
     }
 
     fn bool(&mut self, v: bool) -> Res {
         if self.in_key {
-            return self.key_text(if v { b"true" } else { b"false" });
+            return self.key_text(|k| k.bool(v));
         }
         self.inner.bool(v)
     }
 
     fn int(&mut self, v: i64) -> Res {
         if self.in_key {
-            return self.key_text(itoa::Buffer::new().format(v).as_bytes());
+            return self.key_text(|k| k.int(v));
         }
         self.inner.int(v)
     }
 
     fn uint(&mut self, v: u64) -> Res {
         if self.in_key {
-            return self.key_text(itoa::Buffer::new().format(v).as_bytes());
+            return self.key_text(|k| k.uint(v));
         }
         self.inner.uint(v)
     }
@@ -73,7 +76,7 @@ impl<E: Emitter> Emitter for JsonCompat<E> {
             return self.nil();
         }
         if self.in_key {
-            return self.key_text(f64_text(v).as_bytes());
+            return self.key_text(|k| k.float(v));
         }
         self.inner.float(v)
     }
@@ -83,10 +86,10 @@ impl<E: Emitter> Emitter for JsonCompat<E> {
         if !v.is_finite() {
             return self.nil();
         }
-        let text = f32_text(v);
         if self.in_key {
-            return self.key_text(text.as_bytes());
+            return self.key_text(|k| k.float32(v));
         }
+        let text = f32_text(v);
         let wide = std::str::from_utf8(text.as_bytes())
             .ok()
             .and_then(|t| t.parse::<f64>().ok())
