@@ -86,8 +86,11 @@ fn transcode_at<'py>(
     let bytes = input.as_slice();
     // SAFETY: attached.
     let writer = unsafe { BytesWriter::with_capacity(bytes.len().saturating_sub(offset).max(64))? };
-    let mut emitter = JsonEmitter::new(writer, opts & opt::INDENT_2 != 0);
-    let result = Transcoder::new(bytes, opts, &mut emitter).object_at(offset);
+    let (result, writer) = if opts & opt::INDENT_2 != 0 {
+        transcode_into::<true>(bytes, offset, opts, writer)
+    } else {
+        transcode_into::<false>(bytes, offset, opts, writer)
+    };
     let end = match result {
         Ok(end) => end,
         Err(Stop::Input(err)) => return Err(err.into_pyerr()),
@@ -107,13 +110,26 @@ fn transcode_at<'py>(
     if whole && end != bytes.len() {
         return Err(trailing(bytes.len(), end));
     }
-    let mut writer = emitter.into_writer();
+    let mut writer = writer;
     if opts & opt::APPEND_NEWLINE != 0 {
         writer.put(b"\n")?;
     }
     let json = writer.finish()?;
     // SAFETY: `finish` hands over a strong reference to a complete bytes object.
     Ok((unsafe { Bound::from_owned_ptr(py, json) }, end))
+}
+
+/// Walks the object at `offset` into `writer`; the writer holds a finished document when the
+/// walk succeeded.
+fn transcode_into<const INDENT: bool>(
+    bytes: &[u8],
+    offset: usize,
+    opts: Opt,
+    writer: BytesWriter,
+) -> (Result<usize, Stop>, BytesWriter) {
+    let mut emitter = JsonEmitter::<INDENT>::new(writer);
+    let result = Transcoder::new(bytes, opts, &mut emitter).object_at(offset);
+    (result, emitter.into_writer())
 }
 
 #[cold]

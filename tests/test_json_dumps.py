@@ -247,3 +247,21 @@ def test_where_orjson_indents_wrongly() -> None:
     hidden = dataclasses.make_dataclass("Hidden", [("_cache", int, dataclasses.field(default=0))])
     assert dumps([hidden()], option=fastmsgpack.OPT_INDENT_2) == b"[\n  {}\n]"
     assert orjson.dumps([hidden()], option=orjson.OPT_INDENT_2) == b"[\n  {\n    \n  }\n]"
+
+
+# Every string length from empty past two 16-byte blocks, with each kind of character that
+# needs escaping (and a multi-byte one that does not) at every position: the writer scans whole
+# blocks and a short tail differently, and its output must not depend on where they fall.
+SPECIAL_CHARS = ("\x00", "\x1f", "\n", '"', "\\", "\x7f", "é", "日")
+
+
+@pytest.mark.parametrize("special", SPECIAL_CHARS, ids=[f"U+{ord(c):04X}" for c in SPECIAL_CHARS])
+def test_strings_escaped_at_every_position_like_orjson(special: str) -> None:
+    for length in range(40):
+        plain = "".join(chr(ord("a") + k % 26) for k in range(length))
+        values = [plain] + [plain[:at] + special + plain[at:] for at in range(length + 1)]
+        for value in values:
+            for doc in (value, [value, value], {value: value}):
+                assert dumps(doc) == orjson.dumps(doc), repr(doc)
+                indent = fastmsgpack.OPT_INDENT_2
+                assert dumps(doc, option=indent) == orjson.dumps(doc, option=orjson.OPT_INDENT_2)

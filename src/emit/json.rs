@@ -1,19 +1,23 @@
 //! The JSON emitter (RFC 8259, UTF-8): compact, or indented by two spaces with
-//! `OPT_INDENT_2`, in the same text as orjson writes. Map keys that are not strings (allowed
-//! with `OPT_NON_STR_KEYS`) are written as the JSON text of the value, quoted.
+//! `OPT_INDENT_2` (`INDENT`), in the same text as orjson writes. Map keys that are not strings
+//! (allowed with `OPT_NON_STR_KEYS`) are written as the JSON text of the value, quoted.
+//!
+//! Every value is written with the separator that follows it (`,`, or `:` after a key) in the
+//! same store, so an item costs one write to the output; a container's end replaces the `,`
+//! after its last item, and the one after the whole document is dropped.
 
 use super::float_text::{f32_text, f64_text, write_f32, write_f64};
-use super::Emitter;
+use super::{json_str, Emitter};
 use crate::error::{Error, Res};
 use crate::exc::MsgpackEncodeError;
 use crate::ffi::BytesWriter;
 
-pub struct JsonEmitter {
+pub struct JsonEmitter<const INDENT: bool> {
     out: BytesWriter,
-    indent: bool,
-    /// Lengths of the open containers (an empty one closes on the same line).
-    open: Vec<usize>,
-    /// Between a map key's start and its value: scalars are written as quoted text.
+    /// Open containers, for indentation.
+    depth: usize,
+    /// Between a map key's start and its value: the key is followed by `:`, and numbers and
+    /// literals are quoted.
     in_key: bool,
 }
 
@@ -22,159 +26,133 @@ fn not_json(what: &str) -> Error {
     MsgpackEncodeError::new_err(format!("{what} cannot be written as JSON")).into()
 }
 
-impl JsonEmitter {
-    pub fn new(out: BytesWriter, indent: bool) -> JsonEmitter {
+/// A string value's closing quote and separator.
+const VALUE_END: &[u8; 4] = b"\",\0\0";
+
+impl<const INDENT: bool> JsonEmitter<INDENT> {
+    /// A key's closing quote and separator.
+    const KEY_END: (&'static [u8; 4], usize) = if INDENT {
+        (b"\": \0", 3)
+    } else {
+        (b"\":\0\0", 2)
+    };
+
+    pub fn new(out: BytesWriter) -> JsonEmitter<INDENT> {
         JsonEmitter {
             out,
-            indent,
-            open: Vec::new(),
+            depth: 0,
             in_key: false,
         }
     }
 
-    pub fn into_writer(self) -> BytesWriter {
+    /// The finished document (the separator after the top-level value dropped).
+    pub fn into_writer(mut self) -> BytesWriter {
+        if self.out.last() == Some(b',') {
+            self.out.pop();
+        }
         self.out
     }
 
-    #[inline(always)]
-    fn raw(&mut self, bytes: &[u8]) -> Res {
-        self.out.put(bytes)
-    }
-
-    #[inline(always)]
-    fn byte(&mut self, b: u8) -> Res {
-        self.out.reserve(1)?;
-        // SAFETY: one byte was reserved.
-        unsafe { self.out.put_block(&[b], 1) };
-        Ok(())
-    }
-
-    /// Text of a number or literal, quoted in key position.
+    /// Text of a number and its separator; quoted in key position.
     #[inline(always)]
     fn scalar(&mut self, text: &[u8]) -> Res {
         if self.in_key {
-            self.out.reserve(text.len() + 2)?;
-            // SAFETY: room was reserved just above.
-            unsafe {
-                self.out.put_unchecked(b"\"");
-                self.out.put_unchecked(text);
-                self.out.put_unchecked(b"\"");
-            }
-            Ok(())
-        } else {
-            self.raw(text)
+            return self.quoted_key(text);
         }
+        self.out.reserve(text.len() + 1)?;
+        // SAFETY: room was reserved just above.
+        unsafe {
+            self.out.put_unchecked(text);
+            self.out.put_block(b",", 1);
+        }
+        Ok(())
+    }
+
+    /// A literal with its separator (`len` bytes of `block`), as one store; quoted in key
+    /// position.
+    #[inline(always)]
+    fn literal(&mut self, block: &[u8; 8], len: usize) -> Res {
+        if self.in_key {
+            return self.quoted_key(&block[..len - 1]);
+        }
+        self.out.reserve(8)?;
+        // SAFETY: 8 bytes were reserved.
+        unsafe { self.out.put_block(block, len) };
+        Ok(())
+    }
+
+    /// A number or literal as a map key: its text quoted.
+    #[cold]
+    #[inline(never)]
+    fn quoted_key(&mut self, text: &[u8]) -> Res {
+        let (end, end_len) = Self::KEY_END;
+        self.out.reserve(1 + text.len() + 4)?;
+        // SAFETY: room was reserved just above.
+        unsafe {
+            self.out.put_block(b"\"", 1);
+            self.out.put_unchecked(text);
+            self.out.put_block(end, end_len);
+        }
+        Ok(())
     }
 
     /// A newline and two spaces per open container.
     #[inline(always)]
     fn newline(&mut self) -> Res {
-        let depth = self.open.len();
+        let depth = self.depth;
         self.out.reserve(1 + 2 * depth)?;
         // SAFETY: room was reserved just above.
         unsafe {
-            self.out.put_unchecked(b"\n");
+            self.out.put_block(b"\n", 1);
             for _ in 0..depth {
-                self.out.put_unchecked(b"  ");
+                self.out.put_block(b"  ", 2);
             }
         }
         Ok(())
     }
 
-    #[inline]
-    fn close(&mut self, bracket: u8) -> Res {
-        let len = self.open.pop().unwrap_or(0);
-        if self.indent && len > 0 {
-            self.newline()?;
-        }
-        self.byte(bracket)
+    #[inline(always)]
+    fn open(&mut self, bracket: &[u8; 1]) -> Res {
+        self.depth += 1;
+        self.out.reserve(1)?;
+        // SAFETY: one byte was reserved.
+        unsafe { self.out.put_block(bracket, 1) };
+        Ok(())
     }
 
+    /// Ends a container: the `,` after its last item (none if it is empty) becomes the
+    /// bracket, which gets its own separator.
     #[inline(always)]
-    fn item(&mut self, index: usize) -> Res {
-        if index > 0 {
-            self.byte(b',')?;
+    fn close(&mut self, bracket: u8) -> Res {
+        self.depth = self.depth.saturating_sub(1);
+        if self.out.last() == Some(b',') {
+            self.out.pop();
+            if INDENT {
+                self.newline()?;
+            }
         }
-        if self.indent {
-            self.newline()?;
-        }
+        self.out.reserve(2)?;
+        // SAFETY: two bytes were reserved.
+        unsafe { self.out.put_block(&[bracket, b','], 2) };
         Ok(())
     }
 }
 
-/// What each byte becomes inside a JSON string: 0 = itself, else the escape letter (`u` for
-/// `\u00XX`).
-static ESCAPE: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = b'u';
-        b += 1;
-    }
-    table[0x08] = b'b';
-    table[0x09] = b't';
-    table[0x0a] = b'n';
-    table[0x0c] = b'f';
-    table[0x0d] = b'r';
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table
-};
-
-/// Whether any of 16 bytes needs escaping, with SSE2 (part of every x86-64 CPU).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn needs_escape16(chunk: &[u8]) -> bool {
-    use std::arch::x86_64::*;
-    debug_assert!(chunk.len() >= 16);
-    // SAFETY: SSE2 is always present on x86-64; the load reads the 16 bytes of `chunk`.
-    unsafe {
-        let v = _mm_loadu_si128(chunk.as_ptr().cast());
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) != 0
-    }
-}
-
-/// Whether any of 16 bytes needs escaping, two words at a time.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn needs_escape16(chunk: &[u8]) -> bool {
-    let word = |at: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&chunk[at..at + 8]);
-        u64::from_ne_bytes(w)
-    };
-    needs_escape(word(0)) || needs_escape(word(8))
-}
-
-/// Whether any of the 8 bytes is a control character, `"` or `\\` (the classic zero-byte
-/// tests, which are exact as to whether any byte matches).
-// On x86-64 the SSE2 scan is used; this is the portable one (and is tested everywhere).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
-fn needs_escape(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-    let quote = word ^ (ONES * b'"' as u64);
-    let backslash = word ^ (ONES * b'\\' as u64);
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x;
-    (below_space | has_zero(quote) | has_zero(backslash)) & HIGH != 0
-}
-
-impl Emitter for JsonEmitter {
+impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
     const STRINGIFIES_KEYS: bool = true;
 
     #[inline(always)]
     fn nil(&mut self) -> Res {
-        self.scalar(b"null")
+        self.literal(b"null,\0\0\0", 5)
     }
 
     #[inline(always)]
     fn bool(&mut self, v: bool) -> Res {
-        self.scalar(if v { b"true" } else { b"false" })
+        if v {
+            self.literal(b"true,\0\0\0", 5)
+        } else {
+            self.literal(b"false,\0\0", 6)
+        }
     }
 
     #[inline(always)]
@@ -196,13 +174,15 @@ impl Emitter for JsonEmitter {
             return self.nil();
         }
         if self.in_key {
-            return self.scalar(f64_text(v).as_bytes());
+            return self.quoted_key(f64_text(v).as_bytes());
         }
-        self.out.reserve(26)?;
-        // SAFETY: 26 bytes were reserved, as `write_f64` needs.
+        self.out.reserve(27)?;
+        // SAFETY: 27 bytes were reserved: the 26 that `write_f64` needs and the separator.
         unsafe {
-            let n = write_f64(v, self.out.tail());
-            self.out.advance(n);
+            let dst = self.out.tail();
+            let n = write_f64(v, dst);
+            *dst.add(n) = b',';
+            self.out.advance(n + 1);
         }
         Ok(())
     }
@@ -213,79 +193,27 @@ impl Emitter for JsonEmitter {
             return self.nil();
         }
         if self.in_key {
-            return self.scalar(f32_text(v).as_bytes());
+            return self.quoted_key(f32_text(v).as_bytes());
         }
-        self.out.reserve(18)?;
-        // SAFETY: 18 bytes were reserved, as `write_f32` needs.
+        self.out.reserve(19)?;
+        // SAFETY: 19 bytes were reserved: the 18 that `write_f32` needs and the separator.
         unsafe {
-            let n = write_f32(v, self.out.tail());
-            self.out.advance(n);
+            let dst = self.out.tail();
+            let n = write_f32(v, dst);
+            *dst.add(n) = b',';
+            self.out.advance(n + 1);
         }
         Ok(())
     }
 
-    /// One pass: clean 16-byte chunks are stored as they are checked, other bytes one by one.
+    #[inline(always)]
     fn str(&mut self, utf8: &[u8]) -> Res {
-        let n = utf8.len();
-        // The quotes, the text, and slack for storing a whole chunk.
-        self.out.reserve(n + 18)?;
-        // SAFETY: `dst` stays within the room reserved since `start` (the text left plus 18);
-        // an escape, which writes more than it reads, commits what was written and reserves
-        // again before writing.
-        unsafe {
-            let mut start = self.out.tail();
-            let mut dst = start;
-            *dst = b'"';
-            dst = dst.add(1);
-            let mut i = 0;
-            loop {
-                while let Some(chunk) = utf8.get(i..i + 16) {
-                    if needs_escape16(chunk) {
-                        break;
-                    }
-                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), dst, 16);
-                    i += 16;
-                    dst = dst.add(16);
-                }
-                let Some(&b) = utf8.get(i) else {
-                    break;
-                };
-                let esc = ESCAPE[b as usize];
-                if esc == 0 {
-                    *dst = b;
-                    dst = dst.add(1);
-                    i += 1;
-                    continue;
-                }
-                self.out.advance(dst.offset_from(start) as usize);
-                self.out.reserve(6 + (n - i) + 18)?;
-                start = self.out.tail();
-                dst = start;
-                let code: [u8; 6];
-                let text: &[u8] = if esc == b'u' {
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    code = [
-                        b'\\',
-                        b'u',
-                        b'0',
-                        b'0',
-                        HEX[(b >> 4) as usize],
-                        HEX[(b & 0xf) as usize],
-                    ];
-                    &code
-                } else {
-                    code = [b'\\', esc, 0, 0, 0, 0];
-                    &code[..2]
-                };
-                std::ptr::copy_nonoverlapping(text.as_ptr(), dst, text.len());
-                dst = dst.add(text.len());
-                i += 1;
-            }
-            *dst = b'"';
-            dst = dst.add(1);
-            self.out.advance(dst.offset_from(start) as usize);
+        if self.in_key {
+            let (end, end_len) = Self::KEY_END;
+            json_str::write(&mut self.out, utf8, end, end_len)
+        } else {
+            json_str::write(&mut self.out, utf8, VALUE_END, 2)
         }
-        Ok(())
     }
 
     fn bin(&mut self, _data: &[u8]) -> Res {
@@ -300,31 +228,37 @@ impl Emitter for JsonEmitter {
         Err(not_json("a timestamp extension"))
     }
 
-    fn array_begin(&mut self, len: usize) -> Res {
+    #[inline(always)]
+    fn array_begin(&mut self, _len: usize) -> Res {
         if self.in_key {
             return Err(not_json("a tuple dict key"));
         }
-        self.open.push(len);
-        self.byte(b'[')
+        self.open(b"[")
     }
 
     #[inline(always)]
-    fn array_item(&mut self, index: usize) -> Res {
-        self.item(index)
+    fn array_item(&mut self, _index: usize) -> Res {
+        if INDENT {
+            self.newline()?;
+        }
+        Ok(())
     }
 
+    #[inline(always)]
     fn array_end(&mut self) -> Res {
         self.close(b']')
     }
 
-    fn map_begin(&mut self, len: usize) -> Res {
-        self.open.push(len);
-        self.byte(b'{')
+    #[inline(always)]
+    fn map_begin(&mut self, _len: usize) -> Res {
+        self.open(b"{")
     }
 
     #[inline(always)]
-    fn map_key(&mut self, index: usize) -> Res {
-        self.item(index)?;
+    fn map_key(&mut self, _index: usize) -> Res {
+        if INDENT {
+            self.newline()?;
+        }
         self.in_key = true;
         Ok(())
     }
@@ -332,13 +266,10 @@ impl Emitter for JsonEmitter {
     #[inline(always)]
     fn map_value(&mut self) -> Res {
         self.in_key = false;
-        if self.indent {
-            self.raw(b": ")
-        } else {
-            self.byte(b':')
-        }
+        Ok(())
     }
 
+    #[inline(always)]
     fn map_end(&mut self) -> Res {
         self.close(b'}')
     }
@@ -392,39 +323,5 @@ impl Emitter for KeyText {
     }
     fn map_begin(&mut self, _len: usize) -> Res {
         Err(not_json("a dict key that is a map"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::needs_escape;
-
-    #[test]
-    fn sixteen_byte_scan_finds_exactly_the_bytes_to_escape() {
-        use super::needs_escape16;
-        for b in 0u8..=255 {
-            for pos in 0..16 {
-                let mut chunk = *b"abcdefghijklmnop";
-                chunk[pos] = b;
-                let expected = b < 0x20 || b == b'"' || b == b'\\';
-                assert_eq!(needs_escape16(&chunk), expected, "byte {b} at {pos}");
-            }
-        }
-    }
-
-    #[test]
-    fn escape_scan_finds_exactly_the_bytes_to_escape() {
-        for b in 0u8..=255 {
-            for pos in 0..8 {
-                let mut word = *b"abcdefgh";
-                word[pos] = b;
-                let expected = b < 0x20 || b == b'"' || b == b'\\';
-                assert_eq!(
-                    needs_escape(u64::from_le_bytes(word)),
-                    expected,
-                    "byte {b} at {pos}"
-                );
-            }
-        }
     }
 }

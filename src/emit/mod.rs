@@ -4,6 +4,7 @@
 mod compat;
 mod float_text;
 mod json;
+mod json_str;
 pub mod marker;
 mod msgpack;
 

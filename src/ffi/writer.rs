@@ -143,6 +143,20 @@ impl BytesWriter {
         self.len += n;
     }
 
+    /// The last byte written, if any.
+    #[inline(always)]
+    pub fn last(&mut self) -> Option<u8> {
+        let len = self.len.checked_sub(1)?;
+        // SAFETY: `len < self.len`, a byte that was written.
+        Some(unsafe { *self.data().add(len) })
+    }
+
+    /// Takes back the last byte written (if any).
+    #[inline(always)]
+    pub fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
     /// Appends bytes, growing as needed.
     #[inline(always)]
     pub fn put(&mut self, bytes: &[u8]) -> Res {

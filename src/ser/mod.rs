@@ -9,6 +9,7 @@ pub mod state;
 use pyo3::prelude::*;
 
 use crate::emit::{JsonCompat, JsonEmitter, MsgpackEmitter};
+use crate::error::Res;
 use crate::ffi::{BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
 use crate::opt::{self, Opt};
 use state::State;
@@ -79,13 +80,26 @@ pub fn json_dumps<'py>(
     let cx = context(py, default, opts)?;
     // SAFETY: the GIL is held for the whole call (`py`).
     let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };
-    let mut emitter = JsonEmitter::new(writer, opts & opt::INDENT_2 != 0);
-    dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
-    let mut writer = emitter.into_writer();
+    let mut writer = if opts & opt::INDENT_2 != 0 {
+        write_json::<true>(obj.as_ptr(), opts, &cx, writer)?
+    } else {
+        write_json::<false>(obj.as_ptr(), opts, &cx, writer)?
+    };
     if opts & opt::APPEND_NEWLINE != 0 {
         writer.put(b"\n")?;
     }
     finish(py, writer)
+}
+
+fn write_json<const INDENT: bool>(
+    obj: Obj,
+    opts: Opt,
+    cx: &Ctx,
+    writer: BytesWriter,
+) -> Res<BytesWriter> {
+    let mut emitter = JsonEmitter::<INDENT>::new(writer);
+    dispatch::write(obj, State::new(opts), cx, &mut emitter)?;
+    Ok(emitter.into_writer())
 }
 
 fn finish(py: Python<'_>, writer: BytesWriter) -> PyResult<Bound<'_, PyAny>> {
