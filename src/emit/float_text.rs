@@ -1,4 +1,4 @@
-//! Float text for JSON: the shortest digits that read back as the same value (from `ryu`),
+//! Float text for JSON: the shortest digits that read back as the same value (from `zmij`),
 //! laid out in positional form for decimal exponents -5..=15 (`0.00001`, `100.0`) and in
 //! scientific form otherwise (`1e-6`, `1.2345e+16`). Pure Rust, unit-tested here.
 
@@ -24,10 +24,9 @@ impl FloatText {
 pub unsafe fn write_f64(v: f64, dst: *mut u8) -> usize {
     let mut buf = zmij::Buffer::new();
     let text = buf.format_finite(v).as_bytes();
-    let n = text.len().min(26);
     // SAFETY: the caller gave 26 bytes; zmij's text is at most 24.
-    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), dst, n) };
-    n
+    unsafe { copy_short(text, dst) };
+    text.len()
 }
 
 /// Writes a finite f32's JSON text at `dst` and returns its length.
@@ -38,10 +37,45 @@ pub unsafe fn write_f64(v: f64, dst: *mut u8) -> usize {
 pub unsafe fn write_f32(v: f32, dst: *mut u8) -> usize {
     let mut buf = zmij::Buffer::new();
     let text = buf.format_finite(v).as_bytes();
-    let n = text.len().min(18);
     // SAFETY: the caller gave 18 bytes; zmij's f32 text is at most 16.
-    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), dst, n) };
-    n
+    unsafe { copy_short(text, dst) };
+    text.len()
+}
+
+/// Copies up to 32 bytes with two overlapping fixed-size moves (a variable-length copy would be
+/// a call to `memcpy`).
+///
+/// # Safety
+/// `dst` has room for `src.len()` bytes, and `src.len() <= 32`.
+#[inline(always)]
+unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    debug_assert!(n <= 32);
+    let s = src.as_ptr();
+    // SAFETY: both moves of each size class read within `src[..n]` and write within
+    // `dst[..n]`.
+    unsafe {
+        if n >= 16 {
+            let head = s.cast::<[u8; 16]>().read_unaligned();
+            let tail = s.add(n - 16).cast::<[u8; 16]>().read_unaligned();
+            dst.cast::<[u8; 16]>().write_unaligned(head);
+            dst.add(n - 16).cast::<[u8; 16]>().write_unaligned(tail);
+        } else if n >= 8 {
+            let head = s.cast::<[u8; 8]>().read_unaligned();
+            let tail = s.add(n - 8).cast::<[u8; 8]>().read_unaligned();
+            dst.cast::<[u8; 8]>().write_unaligned(head);
+            dst.add(n - 8).cast::<[u8; 8]>().write_unaligned(tail);
+        } else if n >= 4 {
+            let head = s.cast::<[u8; 4]>().read_unaligned();
+            let tail = s.add(n - 4).cast::<[u8; 4]>().read_unaligned();
+            dst.cast::<[u8; 4]>().write_unaligned(head);
+            dst.add(n - 4).cast::<[u8; 4]>().write_unaligned(tail);
+        } else {
+            for k in 0..n {
+                *dst.add(k) = *s.add(k);
+            }
+        }
+    }
 }
 
 /// A finite f64 as JSON text.
