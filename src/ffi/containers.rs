@@ -58,39 +58,6 @@ pub unsafe fn dict_len(dict: Obj) -> usize {
     unsafe { (*(dict as *mut ffi::PyDictObject)).ma_used as usize }
 }
 
-/// Iterates a dict's entries in insertion order, as borrowed (key, value) pairs.
-pub struct DictIter {
-    dict: Obj,
-    pos: ffi::Py_ssize_t,
-}
-
-impl DictIter {
-    /// # Safety
-    /// `dict` is a live dict, kept alive by the caller while iterating, and the GIL is held.
-    #[inline(always)]
-    pub unsafe fn new(dict: Obj) -> DictIter {
-        DictIter { dict, pos: 0 }
-    }
-}
-
-impl Iterator for DictIter {
-    type Item = (Obj, Obj);
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<(Obj, Obj)> {
-        let mut key: Obj = std::ptr::null_mut();
-        let mut value: Obj = std::ptr::null_mut();
-        // SAFETY: `PyDict_Next` checks `pos` against the dict's current table, so it stays in
-        // bounds even if the dict changed since the last step.
-        let more = unsafe { ffi::PyDict_Next(self.dict, &mut self.pos, &mut key, &mut value) };
-        if more != 0 {
-            Some((key, value))
-        } else {
-            None
-        }
-    }
-}
-
 /// The content of a `bytes` (or subclass), borrowed.
 ///
 /// # Safety

@@ -9,6 +9,7 @@ mod build;
 mod call;
 mod containers;
 mod datetime;
+mod dict_iter;
 mod gc;
 mod known;
 mod numpy;
@@ -26,6 +27,7 @@ pub use call::{
 };
 pub use containers::*;
 pub use datetime::*;
+pub use dict_iter::DictIter;
 pub use gc::{untrack_atomic_dict, GcPause};
 pub use known::Known;
 pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
