@@ -15,14 +15,14 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// `obj` is a live dict; the GIL is held.
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::dict_len(obj) };
     if len == 0 {
-        // Nothing to hold, walk or nest into.
+        // Nothing to hold or walk.
         e.map_begin(0)?;
         return e.map_end();
     }
-    let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let _hold = unsafe { ffi::hold(obj) };
     if st.has(opt::SORT_KEYS) {

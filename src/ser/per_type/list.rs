@@ -15,14 +15,14 @@ use crate::ser::{dispatch, error, Ctx};
 /// `obj` is a live list; the GIL is held.
 #[inline(never)]
 pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::var_size(obj) };
     if len == 0 {
-        // Nothing to hold, walk or nest into.
+        // Nothing to hold or walk.
         e.array_begin(0)?;
         return e.array_end();
     }
-    let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let _hold = unsafe { ffi::hold(obj) };
     e.array_begin(len)?;
