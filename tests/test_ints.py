@@ -125,3 +125,44 @@ def test_ints_in_containers() -> None:
     packed = fastmsgpack.packb(doc)
     assert packed == oracle_packb(doc)
     assert fastmsgpack.unpackb(packed) == doc
+
+
+def _digit_edges() -> list[int]:
+    """Ints around CPython's 30-bit digit edges (one, two and three digits), both signs."""
+    values = []
+    for bits in (29, 30, 31, 59, 60, 61, 62, 63):
+        for edge in (2**bits - 1, 2**bits, 2**bits + 1):
+            values += [edge, -edge]
+    values += [-(2**63), 2**64 - 1, 0, -1]
+    return [v for v in values if -(2**63) <= v < 2**64]
+
+
+@pytest.mark.parametrize("value", _digit_edges(), ids=str)
+def test_internal_digit_edges_pack_like_msgpack(value: int) -> None:
+    assert fastmsgpack.packb(value) == oracle_packb(value)
+    assert fastmsgpack.packb([value, {"k": value}]) == oracle_packb([value, {"k": value}])
+
+
+@pytest.mark.parametrize("value", _digit_edges(), ids=str)
+def test_internal_digit_edges_as_json_like_orjson(value: int) -> None:
+    import orjson
+
+    doc = [value, {"k": value}]
+    assert fastmsgpack.json.dumps(doc) == orjson.dumps(doc)
+    keyed = {value: value}
+    assert fastmsgpack.json.dumps(keyed, option=fastmsgpack.OPT_NON_STR_KEYS) == orjson.dumps(
+        keyed, option=orjson.OPT_NON_STR_KEYS
+    )
+
+
+def test_json_integer_text_at_every_length() -> None:
+    import orjson
+
+    values = []
+    for digits in range(1, 21):
+        low = 10 ** (digits - 1)
+        values += [low, low + 1, 10**digits - 1, 5 * low + 3]
+    values = [v for v in values if v < 2**64]
+    values += [-v for v in values if v <= 2**63]
+    assert fastmsgpack.json.dumps(values) == orjson.dumps(values)
+    assert [int(t) for t in fastmsgpack.json.dumps(values)[1:-1].split(b",")] == values

@@ -2,10 +2,10 @@
 //! laid out in positional form for decimal exponents -5..=15 (`0.00001`, `100.0`) and in
 //! scientific form otherwise (`1e-6`, `1.2345e+16`). Pure Rust, unit-tested here.
 
-/// Up to 17 significant digits, sign, point, `e+308`: 32 bytes is always enough... except for
-/// positional form with 15 leading zeros (`0.00001234...`): 40 covers every case.
+/// A float's text, at most `ROOM` bytes (`-1.7976931348623157e+308` and `-0.0000123...` with
+/// 17 digits are the longest).
 pub struct FloatText {
-    buf: [u8; 40],
+    buf: [u8; ROOM],
     len: usize,
 }
 
@@ -16,75 +16,64 @@ impl FloatText {
     }
 }
 
+/// Bytes that `write_f64` and `write_f32` may touch at `dst`: zmij formats into a buffer of this
+/// size and may write past the end of the text it returns (digits it trims afterwards).
+pub const ROOM: usize = ZMIJ_BUFFER;
+
+/// The size of `zmij::Buffer`: an array of `MaybeUninit<u8>`, checked here so that any `ROOM`
+/// writable bytes can stand in for one.
+const ZMIJ_BUFFER: usize = 24;
+const _: () = assert!(
+    core::mem::size_of::<zmij::Buffer>() == ZMIJ_BUFFER
+        && core::mem::align_of::<zmij::Buffer>() == 1
+);
+
+/// Formats a finite float with zmij straight into `dst` and returns the text's length.
+///
+/// zmij builds its text from several narrow stores; copying it out of a stack buffer right
+/// afterwards made the copy's wide loads wait for those stores (a failed store-to-load forward),
+/// which cost about a fifth of the time on float-heavy documents. Formatting in place has no copy.
+///
+/// # Safety
+/// `dst` has room for `ROOM` bytes.
+#[inline(always)]
+unsafe fn format_in_place<F: zmij::Float>(v: F, dst: *mut u8) -> usize {
+    // SAFETY: `zmij::Buffer` is `ROOM` bytes of `MaybeUninit<u8>` with alignment 1 (asserted
+    // above), so any `ROOM` writable bytes are a valid one, whatever they hold. The text it
+    // returns starts at `dst`.
+    unsafe {
+        let buf = &mut *dst.cast::<zmij::Buffer>();
+        buf.format_finite(v).len()
+    }
+}
+
 /// Writes a finite f64's JSON text at `dst` and returns its length.
 ///
 /// # Safety
-/// `dst` has room for 26 bytes.
+/// `dst` has room for `ROOM` bytes.
 #[inline(always)]
 pub unsafe fn write_f64(v: f64, dst: *mut u8) -> usize {
-    let mut buf = zmij::Buffer::new();
-    let text = buf.format_finite(v).as_bytes();
-    // SAFETY: the caller gave 26 bytes; zmij's text is at most 24.
-    unsafe { copy_short(text, dst) };
-    text.len()
+    // SAFETY: forwarded from the caller.
+    unsafe { format_in_place(v, dst) }
 }
 
 /// Writes a finite f32's JSON text at `dst` and returns its length.
 ///
 /// # Safety
-/// `dst` has room for 18 bytes.
+/// `dst` has room for `ROOM` bytes.
 #[inline(always)]
 pub unsafe fn write_f32(v: f32, dst: *mut u8) -> usize {
-    let mut buf = zmij::Buffer::new();
-    let text = buf.format_finite(v).as_bytes();
-    // SAFETY: the caller gave 18 bytes; zmij's f32 text is at most 16.
-    unsafe { copy_short(text, dst) };
-    text.len()
-}
-
-/// Copies up to 32 bytes with two overlapping fixed-size moves (a variable-length copy would be
-/// a call to `memcpy`).
-///
-/// # Safety
-/// `dst` has room for `src.len()` bytes, and `src.len() <= 32`.
-#[inline(always)]
-unsafe fn copy_short(src: &[u8], dst: *mut u8) {
-    let n = src.len();
-    debug_assert!(n <= 32);
-    let s = src.as_ptr();
-    // SAFETY: both moves of each size class read within `src[..n]` and write within
-    // `dst[..n]`.
-    unsafe {
-        if n >= 16 {
-            let head = s.cast::<[u8; 16]>().read_unaligned();
-            let tail = s.add(n - 16).cast::<[u8; 16]>().read_unaligned();
-            dst.cast::<[u8; 16]>().write_unaligned(head);
-            dst.add(n - 16).cast::<[u8; 16]>().write_unaligned(tail);
-        } else if n >= 8 {
-            let head = s.cast::<[u8; 8]>().read_unaligned();
-            let tail = s.add(n - 8).cast::<[u8; 8]>().read_unaligned();
-            dst.cast::<[u8; 8]>().write_unaligned(head);
-            dst.add(n - 8).cast::<[u8; 8]>().write_unaligned(tail);
-        } else if n >= 4 {
-            let head = s.cast::<[u8; 4]>().read_unaligned();
-            let tail = s.add(n - 4).cast::<[u8; 4]>().read_unaligned();
-            dst.cast::<[u8; 4]>().write_unaligned(head);
-            dst.add(n - 4).cast::<[u8; 4]>().write_unaligned(tail);
-        } else {
-            for k in 0..n {
-                *dst.add(k) = *s.add(k);
-            }
-        }
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { format_in_place(v, dst) }
 }
 
 /// A finite f64 as JSON text.
 pub fn f64_text(v: f64) -> FloatText {
     let mut out = FloatText {
-        buf: [0; 40],
+        buf: [0; ROOM],
         len: 0,
     };
-    // SAFETY: the buffer has 40 bytes.
+    // SAFETY: the buffer has `ROOM` bytes.
     out.len = unsafe { write_f64(v, out.buf.as_mut_ptr()) };
     out
 }
@@ -92,10 +81,10 @@ pub fn f64_text(v: f64) -> FloatText {
 /// A finite f32 as JSON text (its own shortest digits, not those of the widened f64).
 pub fn f32_text(v: f32) -> FloatText {
     let mut out = FloatText {
-        buf: [0; 40],
+        buf: [0; ROOM],
         len: 0,
     };
-    // SAFETY: the buffer has 40 bytes.
+    // SAFETY: the buffer has `ROOM` bytes.
     out.len = unsafe { write_f32(v, out.buf.as_mut_ptr()) };
     out
 }
@@ -146,13 +135,13 @@ mod tests {
     #[test]
     fn direct_writes_match_the_buffered_text() {
         for v in [1.0, 1e16, 1.5e-7, -1.5e300, 123.456, 5e-324, 1e21] {
-            let mut buf = [0u8; 26];
-            // SAFETY: 26 bytes of room.
+            let mut buf = [0u8; ROOM];
+            // SAFETY: `ROOM` bytes of room.
             let n = unsafe { write_f64(v, buf.as_mut_ptr()) };
             assert_eq!(&buf[..n], f64_text(v).as_bytes());
         }
-        let mut buf = [0u8; 18];
-        // SAFETY: 18 bytes of room.
+        let mut buf = [0u8; ROOM];
+        // SAFETY: `ROOM` bytes of room.
         let n = unsafe { write_f32(1e20, buf.as_mut_ptr()) };
         assert_eq!(&buf[..n], b"1e+20");
     }

@@ -6,7 +6,8 @@
 //! same store, so an item costs one write to the output; a container's end replaces the `,`
 //! after its last item, and the one after the whole document is dropped.
 
-use super::float_text::{f32_text, f64_text, write_f32, write_f64};
+use super::float_text::{self, f32_text, f64_text, write_f32, write_f64};
+use super::int_text::{self, i64_text, u64_text, write_i64, write_u64};
 use super::{json_str, Emitter};
 use crate::error::{Error, Res};
 use crate::exc::MsgpackEncodeError;
@@ -53,21 +54,6 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
         self.out
     }
 
-    /// Text of a number and its separator; quoted in key position.
-    #[inline(always)]
-    fn scalar(&mut self, text: &[u8]) -> Res {
-        if self.in_key {
-            return self.quoted_key(text);
-        }
-        self.out.reserve(text.len() + 1)?;
-        // SAFETY: room was reserved just above.
-        unsafe {
-            self.out.put_unchecked(text);
-            self.out.put_block(b",", 1);
-        }
-        Ok(())
-    }
-
     /// A literal with its separator (`len` bytes of `block`), as one store; quoted in key
     /// position.
     #[inline(always)]
@@ -75,6 +61,12 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(&block[..len - 1]);
         }
+        self.block(block, len)
+    }
+
+    /// `len` bytes of `block`, as one store.
+    #[inline(always)]
+    fn block(&mut self, block: &[u8; 8], len: usize) -> Res {
         self.out.reserve(8)?;
         // SAFETY: 8 bytes were reserved.
         unsafe { self.out.put_block(block, len) };
@@ -157,14 +149,34 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
 
     #[inline(always)]
     fn int(&mut self, v: i64) -> Res {
-        let mut buf = itoa::Buffer::new();
-        self.scalar(buf.format(v).as_bytes())
+        if self.in_key {
+            return self.quoted_key(i64_text(v).as_bytes());
+        }
+        self.out.reserve(int_text::ROOM + 1)?;
+        // SAFETY: reserved: the digits and the separator after them.
+        unsafe {
+            let dst = self.out.tail();
+            let n = write_i64(v, dst);
+            *dst.add(n) = b',';
+            self.out.advance(n + 1);
+        }
+        Ok(())
     }
 
     #[inline(always)]
     fn uint(&mut self, v: u64) -> Res {
-        let mut buf = itoa::Buffer::new();
-        self.scalar(buf.format(v).as_bytes())
+        if self.in_key {
+            return self.quoted_key(u64_text(v).as_bytes());
+        }
+        self.out.reserve(int_text::ROOM + 1)?;
+        // SAFETY: reserved: the digits and the separator after them.
+        unsafe {
+            let dst = self.out.tail();
+            let n = write_u64(v, dst);
+            *dst.add(n) = b',';
+            self.out.advance(n + 1);
+        }
+        Ok(())
     }
 
     /// NaN and the infinities have no JSON form: `null`.
@@ -176,8 +188,9 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(f64_text(v).as_bytes());
         }
-        self.out.reserve(27)?;
-        // SAFETY: 27 bytes were reserved: the 26 that `write_f64` needs and the separator.
+        self.out.reserve(float_text::ROOM + 1)?;
+        // SAFETY: reserved: the `ROOM` bytes that `write_f64` may touch, then the separator
+        // right after the text (at most `ROOM` bytes long).
         unsafe {
             let dst = self.out.tail();
             let n = write_f64(v, dst);
@@ -195,8 +208,8 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(f32_text(v).as_bytes());
         }
-        self.out.reserve(19)?;
-        // SAFETY: 19 bytes were reserved: the 18 that `write_f32` needs and the separator.
+        self.out.reserve(float_text::ROOM + 1)?;
+        // SAFETY: reserved: the `ROOM` bytes that `write_f32` may touch, then the separator.
         unsafe {
             let dst = self.out.tail();
             let n = write_f32(v, dst);
@@ -237,6 +250,14 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
     }
 
     #[inline(always)]
+    fn array_empty(&mut self) -> Res {
+        if self.in_key {
+            return Err(not_json("a tuple dict key"));
+        }
+        self.block(b"[],\0\0\0\0\0", 3)
+    }
+
+    #[inline(always)]
     fn array_item(&mut self, _index: usize) -> Res {
         if INDENT {
             self.newline()?;
@@ -252,6 +273,11 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
     #[inline(always)]
     fn map_begin(&mut self, _len: usize) -> Res {
         self.open(b"{")
+    }
+
+    #[inline(always)]
+    fn map_empty(&mut self) -> Res {
+        self.block(b"{},\0\0\0\0\0", 3)
     }
 
     #[inline(always)]
@@ -288,10 +314,10 @@ impl Emitter for KeyText {
         self.str(if v { b"true" } else { b"false" })
     }
     fn int(&mut self, v: i64) -> Res {
-        self.str(itoa::Buffer::new().format(v).as_bytes())
+        self.str(i64_text(v).as_bytes())
     }
     fn uint(&mut self, v: u64) -> Res {
-        self.str(itoa::Buffer::new().format(v).as_bytes())
+        self.str(u64_text(v).as_bytes())
     }
     fn float(&mut self, v: f64) -> Res {
         if !v.is_finite() {

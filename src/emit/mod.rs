@@ -3,6 +3,7 @@
 
 mod compat;
 mod float_text;
+mod int_text;
 mod json;
 mod json_str;
 pub mod marker;
@@ -100,7 +101,20 @@ pub trait Emitter {
         Ok(())
     }
 
+    /// An array with no items.
+    #[inline(always)]
+    fn array_empty(&mut self) -> Res {
+        self.array_begin(0)?;
+        self.array_end()
+    }
+
     fn map_begin(&mut self, len: usize) -> Res;
+    /// A map with no entries.
+    #[inline(always)]
+    fn map_empty(&mut self) -> Res {
+        self.map_begin(0)?;
+        self.map_end()
+    }
     /// Before the key of the map entry at `index`.
     #[inline(always)]
     fn map_key(&mut self, _index: usize) -> Res {

@@ -33,40 +33,35 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
     }
 }
 
-/// The value of an int that fits one internal digit (under 2**30 in magnitude), read from the
-/// object without a call; `None` for larger ints.
+/// The value of an int of at most two internal digits (under 2**60 in magnitude), read from
+/// the object without a call; `None` for larger ints.
 ///
 /// On every supported CPython with the GIL, an int is the object header (refcount, type), one
 /// word of size or tag, then its 30-bit digits. Up to 3.11 the word is the signed digit count;
-/// from 3.12 it is a tag whose low two bits give the sign (0 positive, 1 zero, 2 negative) and
-/// whose value is below 16 when the int has at most one digit.
+/// from 3.12 it is a tag holding the digit count above three bits, and the sign in its low two
+/// bits (0 positive, 1 zero, 2 negative).
 ///
 /// # Safety
 /// `obj` is a live `int` (or subclass).
 #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
 #[inline(always)]
 unsafe fn compact_int(obj: Obj) -> Option<i64> {
-    // SAFETY: the caller guarantees an int, whose layout is described above; the digit is
-    // only read when the int has one (zero may have none before 3.12).
+    // SAFETY: the caller guarantees an int, whose layout is described above; only the digits
+    // the int has are read.
     unsafe {
         let word = *(obj as *const isize).add(2);
-        let digit_at = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;
+        let digits = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;
         #[cfg(Py_3_12)]
-        let sign = if (word as usize) < 16 {
-            1 - (word & 3) as i64
-        } else {
-            return None;
-        };
+        let (count, negative) = ((word as usize) >> 3, word & 3 == 2);
         #[cfg(not(Py_3_12))]
-        let sign = if (-1..=1).contains(&word) {
-            word as i64
-        } else {
-            return None;
+        let (count, negative) = (word.unsigned_abs(), word < 0);
+        let magnitude = match count {
+            0 => return Some(0),
+            1 => i64::from(*digits),
+            2 => i64::from(*digits) | i64::from(*digits.add(1)) << 30,
+            _ => return None,
         };
-        if sign == 0 {
-            return Some(0);
-        }
-        Some(sign * *digit_at as i64)
+        Some(if negative { -magnitude } else { magnitude })
     }
 }
 
