@@ -26,7 +26,7 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::Str => per_type::str::write(obj, st, e),
             ObType::Int => per_type::int::write(obj, st, cx, e),
             ObType::Dict => per_type::dict::write(obj, st, cx, e),
-            ObType::List => per_type::list::write_list(obj, st, cx, e),
+            ObType::List => per_type::list::write(obj, st, cx, e),
             ObType::Float => per_type::float::write(obj, e),
             ObType::Bool => e.bool(obj == crate::ffi::true_obj()),
             ObType::None => e.nil(),

@@ -34,13 +34,17 @@ pub enum ObType {
     Other,
 }
 
-/// The exact builtin types come first, by pointer comparison; everything else takes
+/// None and the exact builtin types come first, by pointer comparison; everything else takes
 /// [`classify_rare`].
 ///
 /// # Safety
 /// `obj` is live.
 #[inline(always)]
 pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
+    // None is told by its address, before its type is loaded.
+    if obj == ffi::none() {
+        return ObType::None;
+    }
     // SAFETY: the caller guarantees `obj` is live.
     let ty = unsafe { ffi::type_of(obj) };
     if ty == ffi::str_type() {
@@ -55,8 +59,6 @@ pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
         ObType::Float
     } else if ty == ffi::bool_type() {
         ObType::Bool
-    } else if obj == ffi::none() {
-        ObType::None
     } else {
         // SAFETY: `ty` is the live type of a live object.
         unsafe { classify_rare(ty, st, cx) }

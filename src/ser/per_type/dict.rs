@@ -6,7 +6,24 @@ use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
-/// A `dict` (or subclass) as a map, in insertion order or, with `OPT_SORT_KEYS`, by key.
+/// A `dict` (or subclass) as a map, in insertion order or, with `OPT_SORT_KEYS`, by key. An
+/// empty dict is written here, inline in the caller's loop; the walk is out of line.
+///
+/// # Safety
+/// `obj` is a live dict; the GIL is held.
+#[inline(always)]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    if unsafe { ffi::dict_len(obj) } == 0 {
+        // Nothing to hold or walk, but it still counts toward the nesting limit.
+        st.enter_container()?;
+        return e.map_empty();
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { write_entries(obj, st, cx, e) }
+}
+
+/// A non-empty dict's walk.
 ///
 /// The dict is held for the duration; if Python code run from `default` changes its size, that
 /// is an error (the map header has already been written).
@@ -14,15 +31,10 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// # Safety
 /// `obj` is a live dict; the GIL is held.
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::dict_len(obj) };
-    if len == 0 {
-        // Nothing to hold or walk.
-        e.map_begin(0)?;
-        return e.map_end();
-    }
     // SAFETY: forwarded from the caller.
     let _hold = unsafe { ffi::hold(obj) };
     if st.has(opt::SORT_KEYS) {

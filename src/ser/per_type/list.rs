@@ -5,7 +5,24 @@ use crate::ffi::{self, Obj};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
-/// A `list` (or subclass) as an array.
+/// A `list` (or subclass) as an array. An empty list is written here, inline in the caller's
+/// loop; the walk is out of line.
+///
+/// # Safety
+/// `obj` is a live list; the GIL is held.
+#[inline(always)]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    if unsafe { ffi::var_size(obj) } == 0 {
+        // Nothing to hold or walk, but it still counts toward the nesting limit.
+        st.enter_container()?;
+        return e.array_empty();
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { write_list(obj, st, cx, e) }
+}
+
+/// A non-empty list's walk.
 ///
 /// The list is held for the duration, and its length is read again before each item, so
 /// Python code run from `default` can neither free it nor make us read past its end; a change
@@ -14,15 +31,10 @@ use crate::ser::{dispatch, error, Ctx};
 /// # Safety
 /// `obj` is a live list; the GIL is held.
 #[inline(never)]
-pub unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::var_size(obj) };
-    if len == 0 {
-        // Nothing to hold or walk.
-        e.array_begin(0)?;
-        return e.array_end();
-    }
     // SAFETY: forwarded from the caller.
     let _hold = unsafe { ffi::hold(obj) };
     e.array_begin(len)?;
