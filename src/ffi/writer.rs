@@ -1,6 +1,7 @@
 //! Output written straight into a growing `bytes` object, handed to Python without a copy.
 
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{Error, Res};
 use pyo3::ffi;
@@ -13,6 +14,13 @@ extern "C" {
     // reallocates a bytes object that has no other reference yet.
     fn _PyBytes_Resize(bytes: *mut Obj, newsize: ffi::Py_ssize_t) -> c_int;
 }
+
+/// Buffers from this size up are large for the C allocator (glibc maps them separately by
+/// default); see [`BytesWriter::finish_by_copy`].
+const LARGE: usize = 128 * 1024;
+
+/// The largest buffer capacity released by [`BytesWriter::finish_by_copy`] in this process.
+static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
 /// A `bytes` object under construction, owned exclusively until [`BytesWriter::finish`].
 pub struct BytesWriter {
@@ -169,6 +177,9 @@ impl BytesWriter {
     /// Shrinks the object to the bytes written and hands over the reference.
     pub fn finish(mut self) -> Res<Obj> {
         if self.len != self.cap {
+            if self.cap >= LARGE && RELEASED.fetch_max(self.cap, Ordering::Relaxed) < self.cap {
+                return self.finish_by_copy();
+            }
             // SAFETY: as in `grow`; shrinking keeps the first `len` bytes.
             let rc = unsafe { _PyBytes_Resize(&mut self.obj, self.len as ffi::Py_ssize_t) };
             if rc != 0 {
@@ -179,6 +190,32 @@ impl BytesWriter {
         let obj = self.obj;
         self.obj = std::ptr::null_mut();
         Ok(obj)
+    }
+
+    /// Copies the bytes written into a new object of their size, and frees the whole buffer.
+    ///
+    /// Shrinking a large buffer in place leaves the C allocator (glibc's, with its default
+    /// settings) seeing only blocks smaller than the ones requested while growing, so it keeps
+    /// serving every large output from fresh memory mappings: each call then pays a page fault
+    /// per 4 KiB written, which doubled the time of 1 MB outputs. Freeing a buffer of the full
+    /// size once lets it keep such blocks for reuse. Done the first time each larger size is
+    /// reached in the process, so a run of similar calls makes one extra copy in all.
+    #[cold]
+    #[inline(never)]
+    fn finish_by_copy(mut self) -> Res<Obj> {
+        // SAFETY: `self.obj` is live and its first `len` bytes were written; the new object is
+        // a separate allocation.
+        let copy = unsafe {
+            ffi::PyBytes_FromStringAndSize(
+                self.data().cast_const().cast(),
+                self.len as ffi::Py_ssize_t,
+            )
+        };
+        if copy.is_null() {
+            return Err(fetch_memory_error());
+        }
+        // `self` drops here, freeing the buffer.
+        Ok(copy)
     }
 }
 
