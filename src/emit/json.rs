@@ -15,7 +15,7 @@ use crate::ffi::BytesWriter;
 
 pub struct JsonEmitter<const INDENT: bool> {
     out: BytesWriter,
-    /// Open containers, for indentation.
+    /// Open containers, for indentation (kept only when indenting).
     depth: usize,
     /// Between a map key's start and its value: the key is followed by `:`, and numbers and
     /// literals are quoted.
@@ -105,7 +105,9 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
 
     #[inline(always)]
     fn open(&mut self, bracket: &[u8; 1]) -> Res {
-        self.depth += 1;
+        if INDENT {
+            self.depth += 1;
+        }
         self.out.reserve(1)?;
         // SAFETY: one byte was reserved.
         unsafe { self.out.put_block(bracket, 1) };
@@ -116,7 +118,9 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
     /// bracket, which gets its own separator.
     #[inline(always)]
     fn close(&mut self, bracket: u8) -> Res {
-        self.depth = self.depth.saturating_sub(1);
+        if INDENT {
+            self.depth = self.depth.saturating_sub(1);
+        }
         if self.out.last() == Some(b',') {
             self.out.pop();
             if INDENT {
