@@ -54,6 +54,24 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
         self.out
     }
 
+    /// A number's text, written in place by `write` (which returns its length), and the
+    /// separator after it.
+    ///
+    /// # Safety
+    /// `write` writes at most `room` bytes at the pointer it is given.
+    #[inline(always)]
+    unsafe fn number(&mut self, room: usize, write: impl FnOnce(*mut u8) -> usize) -> Res {
+        self.out.reserve(room + 1)?;
+        // SAFETY: `room + 1` bytes were reserved: the text, then the separator right after it.
+        unsafe {
+            let dst = self.out.tail();
+            let n = write(dst);
+            *dst.add(n) = b',';
+            self.out.advance(n + 1);
+        }
+        Ok(())
+    }
+
     /// A literal with its separator (`len` bytes of `block`), as one store; quoted in key
     /// position.
     #[inline(always)]
@@ -156,15 +174,8 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(i64_text(v).as_bytes());
         }
-        self.out.reserve(int_text::ROOM + 1)?;
-        // SAFETY: reserved: the digits and the separator after them.
-        unsafe {
-            let dst = self.out.tail();
-            let n = write_i64(v, dst);
-            *dst.add(n) = b',';
-            self.out.advance(n + 1);
-        }
-        Ok(())
+        // SAFETY: `write_i64` writes at most `int_text::ROOM` bytes, and returns the length.
+        unsafe { self.number(int_text::ROOM, |dst| write_i64(v, dst)) }
     }
 
     #[inline(always)]
@@ -172,15 +183,8 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(u64_text(v).as_bytes());
         }
-        self.out.reserve(int_text::ROOM + 1)?;
-        // SAFETY: reserved: the digits and the separator after them.
-        unsafe {
-            let dst = self.out.tail();
-            let n = write_u64(v, dst);
-            *dst.add(n) = b',';
-            self.out.advance(n + 1);
-        }
-        Ok(())
+        // SAFETY: `write_u64` writes at most `int_text::ROOM` bytes, and returns the length.
+        unsafe { self.number(int_text::ROOM, |dst| write_u64(v, dst)) }
     }
 
     /// NaN and the infinities have no JSON form: `null`.
@@ -192,16 +196,8 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(f64_text(v).as_bytes());
         }
-        self.out.reserve(float_text::ROOM + 1)?;
-        // SAFETY: reserved: the `ROOM` bytes that `write_f64` may touch, then the separator
-        // right after the text (at most `ROOM` bytes long).
-        unsafe {
-            let dst = self.out.tail();
-            let n = write_f64(v, dst);
-            *dst.add(n) = b',';
-            self.out.advance(n + 1);
-        }
-        Ok(())
+        // SAFETY: `write_f64` writes at most `float_text::ROOM` bytes, and returns the length.
+        unsafe { self.number(float_text::ROOM, |dst| write_f64(v, dst)) }
     }
 
     #[inline(always)]
@@ -212,15 +208,8 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(f32_text(v).as_bytes());
         }
-        self.out.reserve(float_text::ROOM + 1)?;
-        // SAFETY: reserved: the `ROOM` bytes that `write_f32` may touch, then the separator.
-        unsafe {
-            let dst = self.out.tail();
-            let n = write_f32(v, dst);
-            *dst.add(n) = b',';
-            self.out.advance(n + 1);
-        }
-        Ok(())
+        // SAFETY: `write_f32` writes at most `float_text::ROOM` bytes, and returns the length.
+        unsafe { self.number(float_text::ROOM, |dst| write_f32(v, dst)) }
     }
 
     #[inline(always)]
