@@ -2,19 +2,7 @@
 //! laid out in positional form for decimal exponents -5..=15 (`0.00001`, `100.0`) and in
 //! scientific form otherwise (`1e-6`, `1.2345e+16`). Pure Rust, unit-tested here.
 
-/// A float's text, at most `ROOM` bytes (`-1.7976931348623157e+308` and `-0.0000123...` with
-/// 17 digits are the longest).
-pub struct FloatText {
-    buf: [u8; ROOM],
-    len: usize,
-}
-
-impl FloatText {
-    #[inline(always)]
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-}
+use super::number_text::NumberText;
 
 /// Bytes that `write_f64` and `write_f32` may touch at `dst`: zmij formats into a buffer of this
 /// size and may write past the end of the text it returns (digits it trims afterwards).
@@ -26,6 +14,7 @@ const ZMIJ_BUFFER: usize = 24;
 const _: () = assert!(
     core::mem::size_of::<zmij::Buffer>() == ZMIJ_BUFFER
         && core::mem::align_of::<zmij::Buffer>() == 1
+        && ROOM <= NumberText::ROOM
 );
 
 /// Formats a finite float with zmij straight into `dst` and returns the text's length.
@@ -68,25 +57,15 @@ pub unsafe fn write_f32(v: f32, dst: *mut u8) -> usize {
 }
 
 /// A finite f64 as JSON text.
-pub fn f64_text(v: f64) -> FloatText {
-    let mut out = FloatText {
-        buf: [0; ROOM],
-        len: 0,
-    };
-    // SAFETY: the buffer has `ROOM` bytes.
-    out.len = unsafe { write_f64(v, out.buf.as_mut_ptr()) };
-    out
+pub fn f64_text(v: f64) -> NumberText {
+    // SAFETY: `write_f64` writes at most `ROOM <= NumberText::ROOM` bytes.
+    unsafe { NumberText::new(|dst| write_f64(v, dst)) }
 }
 
 /// A finite f32 as JSON text (its own shortest digits, not those of the widened f64).
-pub fn f32_text(v: f32) -> FloatText {
-    let mut out = FloatText {
-        buf: [0; ROOM],
-        len: 0,
-    };
-    // SAFETY: the buffer has `ROOM` bytes.
-    out.len = unsafe { write_f32(v, out.buf.as_mut_ptr()) };
-    out
+pub fn f32_text(v: f32) -> NumberText {
+    // SAFETY: as above.
+    unsafe { NumberText::new(|dst| write_f32(v, dst)) }
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! store-to-load forward) on every integer; writing in place has no copy. Pure Rust, unit-tested
 //! here against `itoa`.
 
+use super::number_text::NumberText;
+
 /// Bytes `write_i64` and `write_u64` may write: `-9223372036854775808` and `u64::MAX` are 20.
 pub const ROOM: usize = 20;
 
@@ -30,8 +32,9 @@ const LOWER: [u64; 20] = {
 /// The number of decimal digits of `v` (1 for 0).
 #[inline(always)]
 fn decimal_len(v: u64) -> usize {
-    // A bit length of b means 10^t <= v < 10^(t+1) for t = floor((b-1) log10 2) or one more;
-    // 1233 / 4096 is log10 2 rounded up, close enough for every b up to 64.
+    // With b the bit length, v has t = floor(b log10 2) digits or t + 1, and t + 1 exactly when
+    // v >= 10^t. 1233 / 4096 is log10 2 rounded down, which gives the same t for every b up
+    // to 64 (the tests cover each length's edges).
     let bits = 64 - (v | 1).leading_zeros() as usize;
     let t = (bits * 1233) >> 12;
     t + usize::from(v >= LOWER[t])
@@ -99,36 +102,16 @@ pub unsafe fn write_i64(v: i64, dst: *mut u8) -> usize {
     }
 }
 
-/// An integer's text, for the rare places that need it as a slice (quoted map keys).
-pub struct IntText {
-    buf: [u8; ROOM],
-    len: usize,
+const _: () = assert!(ROOM <= NumberText::ROOM);
+
+pub fn i64_text(v: i64) -> NumberText {
+    // SAFETY: `write_i64` writes at most `ROOM <= NumberText::ROOM` bytes.
+    unsafe { NumberText::new(|dst| write_i64(v, dst)) }
 }
 
-impl IntText {
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-}
-
-pub fn i64_text(v: i64) -> IntText {
-    let mut out = IntText {
-        buf: [0; ROOM],
-        len: 0,
-    };
-    // SAFETY: the buffer has `ROOM` bytes.
-    out.len = unsafe { write_i64(v, out.buf.as_mut_ptr()) };
-    out
-}
-
-pub fn u64_text(v: u64) -> IntText {
-    let mut out = IntText {
-        buf: [0; ROOM],
-        len: 0,
-    };
-    // SAFETY: the buffer has `ROOM` bytes.
-    out.len = unsafe { write_u64(v, out.buf.as_mut_ptr()) };
-    out
+pub fn u64_text(v: u64) -> NumberText {
+    // SAFETY: as above.
+    unsafe { NumberText::new(|dst| write_u64(v, dst)) }
 }
 
 #[cfg(test)]

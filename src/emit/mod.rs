@@ -8,6 +8,7 @@ mod json;
 mod json_str;
 pub mod marker;
 mod msgpack;
+mod number_text;
 
 pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
