@@ -215,3 +215,23 @@ def test_cached_keys_equal_fresh_strings() -> None:
     assert list(first) == list(second) == ["status", "id"]
     assert all(type(k) is str for k in [*first, *second])
     assert hash(next(iter(second))) == hash("status")
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        [f"field{i}" for i in range(10)],
+        [f"attribute_{c}" for c in "abcdefghij"],
+        [str(138586341 + i) for i in range(10)],
+    ],
+    ids=["field0-9", "attribute_a-j", "numeric-ids"],
+)
+def test_repeated_keys_are_reused_across_calls(keys: list[str]) -> None:
+    # Keys that differ only near their end, decoded twice: the second call gets the very
+    # objects the first made (from the key cache), not a fresh str per key per call.
+    packed = fastmsgpack.packb({k: i for i, k in enumerate(keys)})
+    first = fastmsgpack.unpackb(packed)
+    second = fastmsgpack.unpackb(packed)
+    assert list(first) == list(second) == keys
+    reused = sum(a is b for a, b in zip(first, second))
+    assert reused >= len(keys) - 1, f"only {reused} of {len(keys)} keys reused"

@@ -7,7 +7,9 @@ use std::sync::Mutex;
 use crate::ffi::Obj;
 use crate::ffi::{self, Owned};
 
-const SLOTS: usize = 2048;
+/// The table has `2^SLOT_BITS` slots.
+const SLOT_BITS: u32 = 11;
+const SLOTS: usize = 1 << SLOT_BITS;
 /// Keys up to this many UTF-8 bytes are cached.
 pub const MAX_KEY_LEN: usize = 64;
 
@@ -44,7 +46,7 @@ impl KeyCache {
     /// `utf8` is valid UTF-8 of at most [`MAX_KEY_LEN`] bytes, and the GIL is held.
     #[inline]
     pub unsafe fn get(&mut self, utf8: &[u8]) -> Option<Owned> {
-        let index = (hash(utf8) as usize) & (SLOTS - 1);
+        let index = slot_of(utf8);
         if let Some(Some(slot)) = self.slots.get(index) {
             if slot.len as usize == utf8.len() && same_prefix(&slot.bytes, utf8) {
                 // SAFETY: the cached string is live (the slot holds a reference).
@@ -104,10 +106,15 @@ fn same_prefix(stored: &[u8; MAX_KEY_LEN], key: &[u8]) -> bool {
     }
 }
 
-/// A fast, non-cryptographic hash over 8-byte words (keys are short and not attacker-chosen
-/// for collisions in any way that matters: a collision only costs a cache miss).
+/// The slot for `bytes`: a multiplicative hash over 8-byte words (keys are short and not
+/// attacker-chosen for collisions in any way that matters: a collision only costs a cache miss).
+///
+/// The slot is taken from the hash's top bits, which every input bit reaches through the
+/// multiplications. Its low bits would not do: they depend only on the low bits of the last
+/// word, so keys that differ only past their fourth byte or so (`field0` ... `field9`, or
+/// numeric ids) would all share one slot and push each other out on every call.
 #[inline(always)]
-fn hash(bytes: &[u8]) -> u64 {
+fn slot_of(bytes: &[u8]) -> usize {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h = bytes.len() as u64;
     let mut chunks = bytes.chunks_exact(8);
@@ -122,13 +129,13 @@ fn hash(bytes: &[u8]) -> u64 {
         word[..rest.len()].copy_from_slice(rest);
         h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
     }
-    h ^ (h >> 29)
+    (h >> (u64::BITS - SLOT_BITS)) as usize
 }
 
 /// Whether `obj` is the cached object for `utf8` (used by tests of the cache).
 #[cfg(test)]
 fn is_cached(cache: &KeyCache, utf8: &[u8], obj: Obj) -> bool {
-    let index = (hash(utf8) as usize) & (SLOTS - 1);
+    let index = slot_of(utf8);
     matches!(cache.slots.get(index), Some(Some(slot)) if slot.obj.as_ptr() == obj)
 }
 
@@ -172,9 +179,33 @@ mod tests {
     }
 
     #[test]
-    fn hash_spreads_similar_keys() {
-        let a = hash(b"field_000001") & (SLOTS as u64 - 1);
-        let b = hash(b"field_000002") & (SLOTS as u64 - 1);
-        assert_ne!(a, b);
+    fn keys_differing_in_one_byte_spread_over_slots() {
+        // Ten keys that differ in a single byte, at every position of every cacheable length:
+        // they must not crowd into a few slots (all ten once shared one when the difference
+        // was past the fourth byte).
+        for len in 1..=MAX_KEY_LEN {
+            for at in 0..len {
+                let mut slots: Vec<usize> = (b'0'..=b'9')
+                    .map(|digit| {
+                        let mut key = vec![b'k'; len];
+                        key[at] = digit;
+                        slot_of(&key)
+                    })
+                    .collect();
+                slots.sort_unstable();
+                slots.dedup();
+                assert!(slots.len() >= 8, "len={len} at={at}: {} slots", slots.len());
+            }
+        }
+    }
+
+    #[test]
+    fn numeric_id_keys_spread_over_slots() {
+        // 300 consecutive ids as keys (as in documents keyed by id) fill most of their share
+        // of the table; expected for a uniform hash is about 279 distinct slots.
+        let slots: std::collections::HashSet<usize> = (0..300)
+            .map(|i| slot_of((138_586_341 + i).to_string().as_bytes()))
+            .collect();
+        assert!(slots.len() >= 250, "{} slots", slots.len());
     }
 }
