@@ -87,22 +87,44 @@ fn same_prefix(stored: &[u8; MAX_KEY_LEN], key: &[u8]) -> bool {
     if n > MAX_KEY_LEN {
         return false;
     }
-    let word = |bytes: &[u8], at: usize| -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_ne_bytes(w)
-    };
-    if n >= 8 {
-        let mut at = 0;
-        while at + 8 < n {
-            if word(stored, at) != word(key, at) {
-                return false;
-            }
-            at += 8;
+    if n <= 8 {
+        return short_word(&stored[..n]) == short_word(key);
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(stored, at) != word(key, at) {
+            return false;
         }
-        word(stored, n - 8) == word(key, n - 8)
-    } else {
-        stored[..n] == key[..]
+        at += 8;
+    }
+    word(stored, n - 8) == word(key, n - 8)
+}
+
+/// The 8 bytes of `bytes` from `at`.
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Up to 8 bytes as one word, read as two overlapping loads of a fixed width instead of a copy
+/// of variable length (whose narrow stores a wide load right after would wait for). For a given
+/// length, different bytes give different words.
+#[inline(always)]
+fn short_word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let fixed = |at: usize, width: usize| -> u64 {
+        let mut w = [0u8; 8];
+        w[..width].copy_from_slice(&bytes[at..at + width]);
+        u64::from_le_bytes(w)
+    };
+    match n {
+        8.. => word(bytes, 0),
+        4..=7 => fixed(0, 4) | fixed(n - 4, 4) << 32,
+        2..=3 => fixed(0, 2) | fixed(n - 2, 2) << 16,
+        1 => u64::from(bytes[0]),
+        0 => 0,
     }
 }
 
@@ -116,19 +138,20 @@ fn same_prefix(stored: &[u8; MAX_KEY_LEN], key: &[u8]) -> bool {
 #[inline(always)]
 fn slot_of(bytes: &[u8]) -> usize {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    let n = bytes.len();
+    let mut h = n as u64;
+    // Whole words, then the last (up to) 8 bytes: past 8, a word that overlaps the one before.
+    let mut at = 0;
+    while at + 8 < n {
+        h = (h.rotate_left(5) ^ word(bytes, at)).wrapping_mul(K);
+        at += 8;
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
+    let last = if n >= 8 {
+        word(bytes, n - 8)
+    } else {
+        short_word(bytes)
+    };
+    h = (h.rotate_left(5) ^ last).wrapping_mul(K);
     (h >> (u64::BITS - SLOT_BITS)) as usize
 }
 
