@@ -4,6 +4,7 @@ input is MsgpackDecodeError at the same byte offset as unpackb's."""
 
 from __future__ import annotations
 
+import json
 import math
 import struct
 from typing import Any
@@ -100,6 +101,21 @@ def test_repeated_keys_keep_the_first_place_and_the_last_value() -> None:
         assert_like_dumps(b"\x91" + data, OPT_INDENT_2)
         == b'[\n  {\n    "a": 3,\n    "b": 2\n  }\n]'
     )
+
+
+def test_repeats_found_among_many_keys_that_differ_only_at_the_end() -> None:
+    # 20,000 eight-byte keys that share their first five bytes, then each of the first 100
+    # again: every repeat is found (first place kept, last value written).
+    keys = [
+        "kkkkk" + chr(0x30 + i % 64) + chr(0x30 + i // 64 % 64) + chr(0x30 + i // 4096)
+        for i in range(20000)
+    ]
+    assert len(set(keys)) == len(keys)
+    entries = [(k, i) for i, k in enumerate(keys)] + [(k, -i) for i, k in enumerate(keys[:100])]
+    data = b"\xdf" + struct.pack(">I", len(entries))
+    data += b"".join(packb(k) + packb(v) for k, v in entries)
+    expected = {k: i for i, k in enumerate(keys)} | {k: -i for i, k in enumerate(keys[:100])}
+    assert json.loads(assert_like_dumps(data)) == expected
 
 
 @pytest.mark.parametrize(

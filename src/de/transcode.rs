@@ -7,7 +7,6 @@
 //! keys that are not strings (Python merges `1`, `1.0` and `True` into one key).
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::error::{DeError, Kind};
 use super::msgpack::MAX_DEPTH;
@@ -335,9 +334,13 @@ fn emitted(result: Result<(), Error>, start: usize) -> TResult {
 }
 
 /// The keys of one map, to spot a repeated one: a scan for small maps, a set for large ones.
+///
+/// The set hashes with the standard library's keyed hash (a random key per process): the keys
+/// come from the input, and with a fixed hash an input of many keys made to collide would make
+/// each insert walk all the others.
 enum Keys<'a> {
     Few(Vec<&'a [u8]>),
-    Many(HashSet<&'a [u8], BuildHasherDefault<WordHasher>>),
+    Many(HashSet<&'a [u8]>),
 }
 
 /// Maps with at most this many keys are checked by a scan.
@@ -348,10 +351,7 @@ impl<'a> Keys<'a> {
         if n <= SCAN_KEYS {
             Keys::Few(Vec::with_capacity(n))
         } else {
-            Keys::Many(HashSet::with_capacity_and_hasher(
-                n.min(1 << 16),
-                Default::default(),
-            ))
+            Keys::Many(HashSet::with_capacity(n.min(1 << 16)))
         }
     }
 
@@ -367,31 +367,5 @@ impl<'a> Keys<'a> {
             }
             Keys::Many(keys) => keys.insert(key),
         }
-    }
-}
-
-/// A fast hash of key bytes a word at a time. Keys come from the input, but a collision only
-/// costs a comparison, and the set is bounded by the map's (input-bounded) size.
-#[derive(Default)]
-struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        let mut word = [0u8; 8];
-        let rest = chunks.remainder();
-        word[..rest.len()].copy_from_slice(rest);
-        self.0 =
-            (self.0.rotate_left(5) ^ u64::from_le_bytes(word) ^ bytes.len() as u64).wrapping_mul(K);
     }
 }
