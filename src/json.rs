@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 
 use crate::de::transcode::{Stop, Transcoder};
 use crate::de::{self, DeError};
-use crate::emit::{JsonEmitter, NullEmitter};
+use crate::emit::JsonEmitter;
 use crate::exc::{JSONEncodeError, MsgpackEncodeError};
 use crate::ffi::{BytesWriter, InputBuffer};
 use crate::opt::{self, Opt};
@@ -58,6 +58,9 @@ pub fn from_msgpack_at<'py>(
     transcode_at(py, data, offset, opts, false)
 }
 
+/// The largest output buffer started for one object of a stream.
+const STREAM_START: usize = 64 * 1024;
+
 /// The object at `offset` as JSON, and where it ends; with `whole`, it must end the input.
 fn transcode_at<'py>(
     py: Python<'py>,
@@ -84,8 +87,14 @@ fn transcode_at<'py>(
         }
     };
     let bytes = input.as_slice();
+    // The output starts at about the input's size; for one object of a stream, at most
+    // `STREAM_START` (the rest of the stream says little about one object).
+    let mut start = bytes.len().saturating_sub(offset);
+    if !whole {
+        start = start.min(STREAM_START);
+    }
     // SAFETY: attached.
-    let writer = unsafe { BytesWriter::with_capacity(bytes.len().saturating_sub(offset).max(64))? };
+    let writer = unsafe { BytesWriter::with_capacity(start.max(64))? };
     let (result, writer) = if opts & opt::INDENT_2 != 0 {
         transcode_into::<true>(bytes, offset, opts, writer)
     } else {
@@ -137,8 +146,8 @@ fn trailing(len: usize, end: usize) -> PyErr {
     DeError::input(de::Kind::Trailing { extra: len - end }, end).into_pyerr()
 }
 
-/// The object path, for maps a direct walk cannot reproduce: `dumps(unpackb(...))`, after the
-/// input is checked (so decode errors keep their offsets in the whole input).
+/// The object path, for maps a direct walk cannot reproduce: `dumps(unpackb(...))`, decoding
+/// straight from the whole input (so decode errors keep their offsets in it).
 #[cold]
 fn through_objects<'py>(
     py: Python<'py>,
@@ -147,21 +156,10 @@ fn through_objects<'py>(
     opts: Opt,
     whole: bool,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let mut null = NullEmitter;
-    let end = match Transcoder::measuring(bytes, opts, &mut null).object_at(offset) {
-        Ok(end) => end,
-        Err(Stop::Input(err)) => return Err(err.into_pyerr()),
-        Err(_) => {
-            return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                "unreachable transcoder state",
-            ))
-        }
-    };
+    let (obj, end) = de::unpack_at(py, bytes, offset, opts)?;
     if whole && end != bytes.len() {
         return Err(trailing(bytes.len(), end));
     }
-    let slice = pyo3::types::PyBytes::new(py, bytes.get(offset..end).unwrap_or_default());
-    let obj = de::unpackb(py, slice.as_any(), None, opts & opt::NON_STR_KEYS)?;
     let json = dumps(
         py,
         &obj,

@@ -10,6 +10,7 @@ import struct
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import orjson
 import pytest
 from conftest import FIXTURE_NAMES, JSON_PROPERTY, error_offset, load_fixture
 from fastmsgpack._fastmsgpack import _json_from_msgpack_at  # type: ignore[import-not-found]
@@ -79,9 +80,15 @@ def test_generated_float32_values(value: Any, option: int) -> None:
 )
 def test_generated_maps_with_repeated_and_non_str_keys(pairs: list[tuple[Any, Any]]) -> None:
     # A map written entry by entry, so keys can repeat and 1, 1.0 and True can all be there.
+    # Maps with non-str keys are transcoded through Python objects, so the peers are the
+    # oracle here: msgpack-python to read, orjson to write.
     data = map_header(len(pairs)) + b"".join(packb(k) + packb(v) for k, v in pairs)
-    assert_like_dumps(data, OPT_NON_STR_KEYS)
-    assert_like_dumps(data, OPT_NON_STR_KEYS | OPT_INDENT_2)
+    peer = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    for layout in (0, OPT_INDENT_2):
+        peer_option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if layout else 0)
+        assert assert_like_dumps(data, OPT_NON_STR_KEYS | layout) == orjson.dumps(
+            peer, option=peer_option
+        )
     str_pairs = [(k, v) for k, v in pairs if isinstance(k, str)]
     assert_like_dumps(
         map_header(len(str_pairs)) + b"".join(packb(k) + packb(v) for k, v in str_pairs)
@@ -250,3 +257,20 @@ def test_stream_of_objects() -> None:
     with pytest.raises(MsgpackDecodeError) as info:
         _json_from_msgpack_at(data + b"\x92\x01", 9)
     assert error_offset(info.value) == 9
+
+
+def test_stream_errors_on_the_object_path_count_from_the_stream_start() -> None:
+    # Non-str keys send a map through Python objects; its errors still give offsets in the
+    # whole stream, as unpackb would on that object alone plus where it starts.
+    first = packb([1, 2])
+    map_as_key = b"\x81\x81\x01\x02\x03"  # {{1: 2}: 3}
+    with pytest.raises(MsgpackDecodeError) as alone:
+        unpackb(map_as_key, option=OPT_NON_STR_KEYS)
+    with pytest.raises(MsgpackDecodeError, match="map key") as info:
+        _json_from_msgpack_at(first + map_as_key, len(first), OPT_NON_STR_KEYS)
+    assert error_offset(info.value) == len(first) + error_offset(alone.value)
+    keyed = packb({1: "a"}, option=OPT_NON_STR_KEYS)
+    assert _json_from_msgpack_at(first + keyed, len(first), OPT_NON_STR_KEYS) == (
+        b'{"1":"a"}',
+        len(first) + len(keyed),
+    )

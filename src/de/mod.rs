@@ -41,9 +41,7 @@ pub fn unpackb<'py>(
     };
     // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
     let mut guard = KEY_CACHE.try_lock().ok();
-    let keys = guard
-        .as_mut()
-        .map(|slot| slot.get_or_insert_with(KeyCache::new));
+    let keys = guard.as_deref_mut().map(cache_in);
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.as_slice().len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
@@ -65,6 +63,27 @@ pub fn unpackb<'py>(
     let value = decoder.decode_document().map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+}
+
+/// The object that starts at `offset` in `bytes`, read with only `OPT_NON_STR_KEYS` (no hook,
+/// no timestamps, no numpy), and where it ends; errors give offsets in the whole input.
+pub fn unpack_at<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    offset: usize,
+    opts: Opt,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
+    let mut guard = KEY_CACHE.try_lock().ok();
+    let keys = guard.as_deref_mut().map(cache_in);
+    let mut decoder = Decoder::new(py, bytes, opts & opt::NON_STR_KEYS, None, None, None, keys);
+    let (value, end) = decoder.decode_at(offset).map_err(DeError::into_pyerr)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
+}
+
+/// The cache in its slot, made on first use.
+fn cache_in(slot: &mut Option<KeyCache>) -> &mut KeyCache {
+    slot.get_or_insert_with(KeyCache::new)
 }
 
 #[cold]

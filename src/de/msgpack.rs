@@ -61,15 +61,23 @@ impl<'a> Decoder<'a> {
 
     /// Decodes the single object that must make up the whole input.
     pub fn decode_document(&mut self) -> DeResult<Owned> {
-        if self.data.is_empty() {
-            return Err(DeError::input(Kind::Empty, 0));
-        }
-        let value = self.value(0)?;
-        if self.pos != self.data.len() {
-            let extra = self.data.len() - self.pos;
-            return Err(DeError::input(Kind::Trailing { extra }, self.pos));
+        let (value, end) = self.decode_at(0)?;
+        if end != self.data.len() {
+            let extra = self.data.len() - end;
+            return Err(DeError::input(Kind::Trailing { extra }, end));
         }
         Ok(value)
+    }
+
+    /// Decodes the object that starts at `offset` (errors give offsets in the whole input), and
+    /// returns it with where it ends.
+    pub fn decode_at(&mut self, offset: usize) -> DeResult<(Owned, usize)> {
+        if offset >= self.data.len() {
+            return Err(DeError::input(Kind::Empty, offset));
+        }
+        self.pos = offset;
+        let value = self.value(0)?;
+        Ok((value, self.pos))
     }
 
     #[inline(always)]
@@ -484,7 +492,7 @@ impl<'a> Decoder<'a> {
 
 /// The MessagePack type a marker starts, for error messages.
 #[cold]
-fn type_of_marker(marker: u8) -> &'static str {
+pub(super) fn type_of_marker(marker: u8) -> &'static str {
     match marker {
         0x00..=0x7f | 0xcc..=0xd3 | 0xe0..=0xff => "int",
         0x80..=0x8f | 0xde | 0xdf => "map",

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::error::{DeError, Kind};
-use super::msgpack::MAX_DEPTH;
+use super::msgpack::{type_of_marker, MAX_DEPTH};
 use crate::emit::Emitter;
 use crate::error::Error;
 use crate::opt::{self, Opt};
@@ -36,8 +36,6 @@ pub struct Transcoder<'a, E: Emitter> {
     pos: usize,
     opts: Opt,
     e: &'a mut E,
-    /// Only finding where an object ends: keys are not compared, any key is walked.
-    measuring: bool,
 }
 
 impl<'a, E: Emitter> Transcoder<'a, E> {
@@ -47,19 +45,6 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
             pos: 0,
             opts,
             e,
-            measuring: false,
-        }
-    }
-
-    /// A walker that only checks the input and finds where each object ends (with a
-    /// [`crate::emit::NullEmitter`]).
-    pub fn measuring(data: &'a [u8], opts: Opt, e: &'a mut E) -> Transcoder<'a, E> {
-        Transcoder {
-            data,
-            pos: 0,
-            opts,
-            e,
-            measuring: true,
         }
     }
 
@@ -248,7 +233,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
             return Err(Stop::Input(DeError::input(Kind::TooDeep, start)));
         }
         // `json.dumps` writes at most this many levels; deeper input is refused the same way.
-        if !self.measuring && depth as u64 >= crate::ser::state::MAX_DEPTH {
+        if depth as u64 >= crate::ser::state::MAX_DEPTH {
             return Err(Stop::NotJson(crate::ser::error::too_deep(), start));
         }
         if n.saturating_mul(min) > self.data.len() - self.pos {
@@ -275,8 +260,8 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         for i in 0..n {
             let key_start = self.pos;
             emitted(self.e.map_key(i), key_start)?;
-            let key = self.key(key_start, depth)?;
-            if !self.measuring && !seen.insert(key) {
+            let key = self.key(key_start)?;
+            if !seen.insert(key) {
                 return Err(Stop::UseObjects);
             }
             emitted(self.e.map_value(), key_start)?;
@@ -287,7 +272,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
 
     /// A map key: a string (returned, to spot repeats); anything else ends the walk with
     /// `OPT_NON_STR_KEYS` (see the module documentation) and is an error without it.
-    fn key(&mut self, start: usize, depth: u32) -> TResult<&'a [u8]> {
+    fn key(&mut self, start: usize) -> TResult<&'a [u8]> {
         let marker = *self
             .data
             .get(start)
@@ -298,24 +283,10 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
             0xd9 => self.len8(start)?,
             0xda => self.len16(start)?,
             0xdb => self.len32(start)?,
-            _ if self.opts & opt::NON_STR_KEYS != 0 && self.measuring => {
-                self.pos = start;
-                self.value(depth + 1)?;
-                return Ok(&[]);
-            }
             0xc1 => return Err(Stop::Input(DeError::input(Kind::Reserved, start))),
             _ if self.opts & opt::NON_STR_KEYS != 0 => return Err(Stop::UseObjects),
             _ => {
-                let found = match marker {
-                    0x80..=0x8f | 0xde | 0xdf => "map",
-                    0x90..=0x9f | 0xdc | 0xdd => "array",
-                    0xc0 => "nil",
-                    0xc2 | 0xc3 => "bool",
-                    0xc4..=0xc6 => "bin",
-                    0xca | 0xcb => "float",
-                    0xc7..=0xc9 | 0xd4..=0xd8 => "ext",
-                    _ => "int",
-                };
+                let found = type_of_marker(marker);
                 return Err(Stop::Input(DeError::input(
                     Kind::KeyNotStr { found },
                     start,
