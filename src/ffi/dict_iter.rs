@@ -12,7 +12,7 @@ use super::Obj;
 
 /// The object layouts this module reads, as declared in CPython 3.11-3.13's
 /// Include/cpython/dictobject.h and Include/internal/pycore_dict.h (GIL builds).
-#[cfg(all(Py_3_11, not(Py_GIL_DISABLED)))]
+#[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
 mod layout {
     use super::Obj;
 
@@ -71,10 +71,10 @@ impl DictIter {
     /// `dict` is a live dict, kept alive by the caller while iterating, and the GIL is held.
     #[inline(always)]
     pub unsafe fn new(dict: Obj) -> DictIter {
-        #[cfg(all(Py_3_11, not(Py_GIL_DISABLED)))]
+        #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
         // SAFETY: a live dict (or subclass) starts with the `PyDictObject` fields.
         let direct = unsafe { (*dict.cast::<layout::Dict>()).ma_values.is_null() };
-        #[cfg(not(all(Py_3_11, not(Py_GIL_DISABLED))))]
+        #[cfg(not(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))))]
         let direct = false;
         DictIter {
             dict,
@@ -86,7 +86,7 @@ impl DictIter {
     /// The next entry from the combined table. Everything is read again at each step, so an
     /// entry added, removed or a table replaced (by Python code run between steps) is seen as
     /// `PyDict_Next` would see it, and `pos` never goes past the live table.
-    #[cfg(all(Py_3_11, not(Py_GIL_DISABLED)))]
+    #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
     #[inline(always)]
     fn next_direct(&mut self) -> Option<(Obj, Obj)> {
         use layout::*;
@@ -151,7 +151,7 @@ impl Iterator for DictIter {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(Obj, Obj)> {
-        #[cfg(all(Py_3_11, not(Py_GIL_DISABLED)))]
+        #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
         if self.direct {
             return self.next_direct();
         }
