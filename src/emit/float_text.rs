@@ -32,7 +32,9 @@ unsafe fn format_in_place<F: zmij::Float>(v: F, dst: *mut u8) -> usize {
     // returns starts at `dst`.
     unsafe {
         let buf = &mut *dst.cast::<zmij::Buffer>();
-        buf.format_finite(v).len()
+        let text = buf.format_finite(v);
+        debug_assert_eq!(text.as_ptr(), dst.cast_const());
+        text.len()
     }
 }
 
@@ -112,11 +114,22 @@ mod tests {
     }
 
     #[test]
-    fn direct_writes_match_the_buffered_text() {
-        for v in [1.0, 1e16, 1.5e-7, -1.5e300, 123.456, 5e-324, 1e21] {
+    fn direct_writes_match_zmij_own_buffer() {
+        // The in-place write relies on zmij's text starting where its buffer does.
+        for v in [
+            1.0,
+            1e16,
+            1.5e-7,
+            -1.5e300,
+            123.456,
+            5e-324,
+            1e21,
+            -65.61361699999998,
+        ] {
             let mut buf = [0u8; ROOM];
             // SAFETY: `ROOM` bytes of room.
             let n = unsafe { write_f64(v, buf.as_mut_ptr()) };
+            assert_eq!(&buf[..n], zmij::Buffer::new().format_finite(v).as_bytes());
             assert_eq!(&buf[..n], f64_text(v).as_bytes());
         }
         let mut buf = [0u8; ROOM];
