@@ -130,7 +130,7 @@ def test_version_matches_cargo_toml() -> None:
 
 
 def test_options_are_distinct_single_bits() -> None:
-    values = list(PACK_OPTIONS.values())
+    values = [getattr(fastmsgpack, n) for n in fastmsgpack.__all__ if n.startswith("OPT_")]
     assert all(type(v) is int and v > 0 and v & (v - 1) == 0 for v in values)
     assert len(set(values)) == len(values)
 
@@ -148,6 +148,16 @@ def test_packb_accepts_options_together() -> None:
     assert fastmsgpack.packb(doc, option=without_sort) == fastmsgpack.packb(doc)
     without_non_str = all_pack_bits & ~fastmsgpack.OPT_NON_STR_KEYS
     assert fastmsgpack.packb(doc, option=without_non_str) == fastmsgpack.packb({"a": 2, "b": 1})
+
+
+@pytest.mark.parametrize("name", sorted(JSON_ONLY_OPTION_NAMES))
+def test_json_layout_options_are_refused_by_msgpack_calls(name: str) -> None:
+    # Indenting and a trailing newline mean something only for JSON text.
+    option = getattr(fastmsgpack, name)
+    with pytest.raises(MsgpackEncodeError, match=name):
+        fastmsgpack.packb(1, option=option)
+    with pytest.raises(MsgpackDecodeError, match=name):
+        fastmsgpack.unpackb(b"\x01", option=option)
 
 
 def test_unpackb_accepts_non_str_keys() -> None:

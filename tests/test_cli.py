@@ -108,3 +108,8 @@ def test_bad_json_and_missing_file(tmp_path: Path) -> None:
     assert_fails(run("--from-json", stdin=b'{"a": [1,'), b"char 9")
     assert_fails(run("--from-json", stdin=b"[18446744073709551616]"), b"int")
     assert_fails(run(str(tmp_path / "missing.msgpack")), b"missing.msgpack")
+
+
+def test_json_nested_too_deep_is_a_clean_error() -> None:
+    # Deeper than Python's JSON parser recurses: a one-line error, not a traceback.
+    assert_fails(run("--from-json", stdin=b"[" * 100_000 + b"]" * 100_000), b"error: ", b"depth")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import struct
 
 import msgpack  # type: ignore[import-untyped]
+import orjson
 import pytest
 from conftest import INT_BOUNDARIES, INT_OUT_OF_RANGE, oracle_packb
 
 import fastmsgpack
+import fastmsgpack.json
 
 # Every integer format: header byte and struct format of its payload.
 INT_FORMATS = [
@@ -145,7 +147,6 @@ def test_internal_digit_edges_pack_like_msgpack(value: int) -> None:
 
 @pytest.mark.parametrize("value", _digit_edges(), ids=str)
 def test_internal_digit_edges_as_json_like_orjson(value: int) -> None:
-    import orjson
 
     doc = [value, {"k": value}]
     assert fastmsgpack.json.dumps(doc) == orjson.dumps(doc)
@@ -156,7 +157,6 @@ def test_internal_digit_edges_as_json_like_orjson(value: int) -> None:
 
 
 def test_json_integer_text_at_every_length() -> None:
-    import orjson
 
     values = []
     for digits in range(1, 21):

@@ -85,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`... | head`): stop quietly, without a second error at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, RecursionError) as exc:
         # ValueError covers MsgpackDecodeError and bad JSON or UTF-8; TypeError covers
-        # MsgpackEncodeError (values with no JSON or MessagePack form).
+        # MsgpackEncodeError (values with no JSON or MessagePack form); RecursionError, JSON
+        # nested deeper than Python's parser goes.
         sys.stdout.flush()
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
