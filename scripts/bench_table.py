@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-STATS = ("median", "min", "mean")
+STATS = ("median", "min", "mean", "max")
 UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 # Workload families, named after the test module (the fixtures split by operation), with titles.
