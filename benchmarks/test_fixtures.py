@@ -11,45 +11,10 @@ what unpackb produced must equal the JSON document.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
-import msgspec
-import ormsgpack
 import pytest
-
-import fastmsgpack
-
-
-@dataclass(frozen=True)
-class Library:
-    name: str
-    packb: Callable[..., bytes]
-    unpackb: Callable[..., Any]
-    # Keyword arguments for each call, passed by pytest-benchmark itself so that every library is
-    # called directly, with no wrapper in between.
-    packb_kwargs: dict[str, Any] = field(default_factory=dict)
-    unpackb_kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-LIBRARIES = (
-    Library("fastmsgpack", fastmsgpack.packb, fastmsgpack.unpackb),
-    Library("ormsgpack", ormsgpack.packb, ormsgpack.unpackb),
-    Library("msgspec", msgspec.msgpack.encode, msgspec.msgpack.decode),
-    Library(
-        "msgpack",
-        msgpack.packb,
-        msgpack.unpackb,
-        packb_kwargs={"use_bin_type": True},
-        unpackb_kwargs={"raw": False},
-    ),
-)
-
-
-def _reference_unpackb(data: bytes) -> Any:
-    return msgpack.unpackb(data, raw=False)
+from libraries import MSGPACK_LIBRARIES, Library, reference_unpackb
 
 
 def _label(benchmark: Any, library: Library, operation: str, fixture_name: str) -> None:
@@ -59,27 +24,25 @@ def _label(benchmark: Any, library: Library, operation: str, fixture_name: str) 
     benchmark.extra_info["fixture"] = fixture_name
 
 
-@pytest.mark.parametrize("library", LIBRARIES, ids=lambda lib: lib.name)
+@pytest.mark.parametrize("library", MSGPACK_LIBRARIES, ids=lambda lib: lib.name)
 def test_packb(benchmark: Any, library: Library, fixture_name: str, document: Any) -> None:
     _label(benchmark, library, "packb", fixture_name)
 
-    packed = library.packb(document, **library.packb_kwargs)
+    packed = library.packs(document)
     assert isinstance(packed, bytes)
-    assert _reference_unpackb(packed) == document, f"{library.name}: msgpack decodes it differently"
-    assert library.unpackb(packed, **library.unpackb_kwargs) == document, (
-        f"{library.name}: own round trip differs"
-    )
+    assert reference_unpackb(packed) == document, f"{library.name}: msgpack decodes it differently"
+    assert library.unpacks(packed) == document, f"{library.name}: own round trip differs"
 
-    benchmark(library.packb, document, **library.packb_kwargs)
+    benchmark(library.pack, document, **library.pack_kwargs)
 
 
-@pytest.mark.parametrize("library", LIBRARIES, ids=lambda lib: lib.name)
+@pytest.mark.parametrize("library", MSGPACK_LIBRARIES, ids=lambda lib: lib.name)
 def test_unpackb(
     benchmark: Any, library: Library, fixture_name: str, document: Any, packed: bytes
 ) -> None:
     _label(benchmark, library, "unpackb", fixture_name)
 
-    decoded = library.unpackb(packed, **library.unpackb_kwargs)
+    decoded = library.unpacks(packed)
     assert decoded == document, f"{library.name}: decoded object differs from the JSON document"
 
-    benchmark(library.unpackb, packed, **library.unpackb_kwargs)
+    benchmark(library.unpack, packed, **library.unpack_kwargs)

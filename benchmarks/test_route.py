@@ -24,15 +24,8 @@ decode to the input with msgpack-python.
 from __future__ import annotations
 
 import json
-import pickle
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
-import msgspec
-import orjson
-import ormsgpack
 import pytest
 from generators import ROUTE_SIZES, freeze_inputs, route
 from google.protobuf import (  # type: ignore[import-untyped]
@@ -40,8 +33,7 @@ from google.protobuf import (  # type: ignore[import-untyped]
     descriptor_pool,
     message_factory,
 )
-
-import fastmsgpack
+from libraries import MSGPACK_LIBRARIES, ORJSON, Library, check_msgpack, pickle_library
 
 
 def _route_message_class() -> Any:
@@ -97,41 +89,14 @@ def _json_dumps(obj: Any) -> bytes:
     return json.dumps(obj).encode()
 
 
-def _identity(obj: Any) -> Any:
-    return obj
-
-
-@dataclass(frozen=True)
-class Library:
-    name: str
-    pack: Callable[..., bytes]
-    unpack: Callable[..., Any]
-    pack_kwargs: dict[str, Any] = field(default_factory=dict)
-    unpack_kwargs: dict[str, Any] = field(default_factory=dict)
-    # The dict form to what `pack` takes, and what `unpack` returns back to the dict form.
-    prepare: Callable[[dict[str, Any]], Any] = _identity
-    restore: Callable[[Any], Any] = _identity
-    msgpack_format: bool = False
-
-
 LIBRARIES = {
     lib.name: lib
     for lib in (
-        Library("fastmsgpack", fastmsgpack.packb, fastmsgpack.unpackb, msgpack_format=True),
-        Library("ormsgpack", ormsgpack.packb, ormsgpack.unpackb, msgpack_format=True),
-        Library("msgspec", msgspec.msgpack.encode, msgspec.msgpack.decode, msgpack_format=True),
-        Library(
-            "msgpack",
-            msgpack.packb,
-            msgpack.unpackb,
-            pack_kwargs={"use_bin_type": True},
-            unpack_kwargs={"raw": False},
-            msgpack_format=True,
-        ),
+        *MSGPACK_LIBRARIES,
         Library("json", _json_dumps, json.loads),
-        Library("orjson", orjson.dumps, orjson.loads),
-        Library("pickle-4", pickle.dumps, pickle.loads, pack_kwargs={"protocol": 4}),
-        Library("pickle-5", pickle.dumps, pickle.loads, pack_kwargs={"protocol": 5}),
+        ORJSON,
+        pickle_library(4),
+        pickle_library(5),
         Library(
             "protobuf",
             RouteMessage.SerializeToString,
@@ -157,7 +122,7 @@ def _route_inputs(_frozen_inputs: None) -> None:
         for lib in LIBRARIES.values():
             prepared = lib.prepare(obj)
             assert lib.restore(prepared) == obj, f"{lib.name}: input conversion differs"
-            packed = lib.pack(prepared, **lib.pack_kwargs)
+            packed = lib.packs(prepared)
             assert isinstance(packed, bytes)
             INPUTS[lib.name, n] = prepared
             PACKED[lib.name, n] = packed
@@ -166,10 +131,8 @@ def _route_inputs(_frozen_inputs: None) -> None:
 
 def _check_round_trip(lib: Library, n: int) -> None:
     packed = PACKED[lib.name, n]
-    decoded = lib.unpack(packed, **lib.unpack_kwargs)
-    assert lib.restore(decoded) == route(n), f"{lib.name}: round trip differs at N={n}"
-    if lib.msgpack_format:
-        assert msgpack.unpackb(packed, raw=False) == route(n), f"{lib.name}: msgpack differs"
+    assert lib.restore(lib.unpacks(packed)) == route(n), f"{lib.name}: round trip differs at N={n}"
+    check_msgpack(lib, packed, route(n))
 
 
 def _label(benchmark: Any, lib: Library, operation: str, n: int) -> None:

@@ -4,52 +4,20 @@ The message (generators.make_small_message) is a dict of 10 fields: str, int, fl
 and a list of three short strings, some 150 bytes packed. At this size the time is mostly the
 cost of entering the library and building its output, not of the data. Groups are ``small-pack``
 and ``small-unpack``; orjson stands for JSON and pickle uses protocol 5. Each library unpacks what
-it packed, and every library's round trip is checked before it is timed.
+it packed, and every library's round trip is checked before it is timed (MessagePack output
+also with msgpack-python).
 """
 
 from __future__ import annotations
 
-import pickle
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
-import msgspec
-import orjson
-import ormsgpack
 import pytest
 from generators import freeze_inputs, small_message
-
-import fastmsgpack
-
-
-@dataclass(frozen=True)
-class Library:
-    name: str
-    pack: Callable[..., bytes]
-    unpack: Callable[..., Any]
-    # Passed by pytest-benchmark itself, so that each library is called with no wrapper between.
-    pack_kwargs: dict[str, Any] = field(default_factory=dict)
-    unpack_kwargs: dict[str, Any] = field(default_factory=dict)
-
+from libraries import MSGPACK_LIBRARIES, ORJSON, Library, check_msgpack, pickle_library
 
 LIBRARIES = {
-    lib.name: lib
-    for lib in (
-        Library("fastmsgpack", fastmsgpack.packb, fastmsgpack.unpackb),
-        Library("ormsgpack", ormsgpack.packb, ormsgpack.unpackb),
-        Library("msgspec", msgspec.msgpack.encode, msgspec.msgpack.decode),
-        Library(
-            "msgpack",
-            msgpack.packb,
-            msgpack.unpackb,
-            pack_kwargs={"use_bin_type": True},
-            unpack_kwargs={"raw": False},
-        ),
-        Library("orjson", orjson.dumps, orjson.loads),
-        Library("pickle", pickle.dumps, pickle.loads, pack_kwargs={"protocol": 5}),
-    )
+    lib.name: lib for lib in (*MSGPACK_LIBRARIES, ORJSON, pickle_library(5, name="pickle"))
 }
 
 
@@ -61,9 +29,10 @@ def message(_frozen_inputs: None) -> dict[str, Any]:
 
 
 def _packed_and_checked(benchmark: Any, lib: Library, operation: str, obj: Any) -> bytes:
-    packed = lib.pack(obj, **lib.pack_kwargs)
+    packed = lib.packs(obj)
     assert isinstance(packed, bytes)
-    assert lib.unpack(packed, **lib.unpack_kwargs) == obj, f"{lib.name}: round trip differs"
+    assert lib.unpacks(packed) == obj, f"{lib.name}: round trip differs"
+    check_msgpack(lib, packed, obj)
     benchmark.group = f"small-{operation}"
     benchmark.extra_info["library"] = lib.name
     benchmark.extra_info["operation"] = operation

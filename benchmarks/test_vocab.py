@@ -12,7 +12,8 @@ called as a user would call it, with default options: the JSON libraries and PyY
 encoded to UTF-8; PyYAML uses its libyaml ``CDumper`` and ``CLoader``; pickle uses protocol 5.
 
 Before anything is timed, each library's file must load, with the library itself, to an object
-equal to the vocabulary; the files are written to a temporary directory.
+equal to the vocabulary, and MessagePack files also with msgpack-python; the files are written to
+a temporary directory.
 """
 
 from __future__ import annotations
@@ -20,58 +21,57 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-import pickle
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
-import msgspec
-import orjson
-import ormsgpack
 import pytest
 import simplejson  # type: ignore[import-untyped]
 import ujson
 import yaml  # type: ignore[import-untyped]
 from generators import freeze_inputs, vocabulary
-
-import fastmsgpack
+from libraries import MSGPACK_LIBRARIES, ORJSON, Library, check_msgpack, pickle_library
 
 COMPRESSLEVEL = 1
 
-# Each library as (serialize to bytes, deserialize from bytes).
-LIBRARIES: dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]] = {
-    "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
-    "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
-    "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
-    "msgpack": (
-        lambda obj: msgpack.packb(obj, use_bin_type=True),
-        lambda data: msgpack.unpackb(data, raw=False),
-    ),
-    "pickle": (lambda obj: pickle.dumps(obj, protocol=5), pickle.loads),
-    "json": (lambda obj: json.dumps(obj).encode(), json.loads),
-    "simplejson": (lambda obj: simplejson.dumps(obj).encode(), simplejson.loads),
-    "ujson": (lambda obj: ujson.dumps(obj).encode(), ujson.loads),
-    "orjson": (orjson.dumps, orjson.loads),
-    "pyyaml": (
-        lambda obj: yaml.dump(obj, Dumper=yaml.CDumper).encode(),
-        lambda data: yaml.load(data, Loader=yaml.CLoader),
-    ),
+
+def _encoded(dumps: Any) -> Any:
+    """A JSON or YAML library's str-returning dump, encoded to UTF-8 as a user would write it."""
+    return lambda obj: dumps(obj).encode()
+
+
+LIBRARIES = {
+    lib.name: lib
+    for lib in (
+        *MSGPACK_LIBRARIES,
+        pickle_library(5, name="pickle"),
+        Library("json", _encoded(json.dumps), json.loads),
+        Library("simplejson", _encoded(simplejson.dumps), simplejson.loads),
+        Library("ujson", _encoded(ujson.dumps), ujson.loads),
+        ORJSON,
+        Library(
+            "pyyaml",
+            lambda obj: yaml.dump(obj, Dumper=yaml.CDumper).encode(),
+            lambda data: yaml.load(data, Loader=yaml.CLoader),
+        ),
+    )
 }
 
 
 def dump(library: str, obj: Any, path: Path) -> int:
     """Write ``obj`` to the gzip file ``path``; return the uncompressed size."""
-    data = LIBRARIES[library][0](obj)
+    data = LIBRARIES[library].packs(obj)
     with gzip.open(path, "wb", compresslevel=COMPRESSLEVEL) as f:
         f.write(data)
     return len(data)
 
 
-def load(library: str, path: Path) -> Any:
+def read(path: Path) -> bytes:
     with gzip.open(path, "rb") as f:
-        data = f.read()
-    return LIBRARIES[library][1](data)
+        return f.read()
+
+
+def load(library: str, path: Path) -> Any:
+    return LIBRARIES[library].unpacks(read(path))
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +88,7 @@ def _written_and_checked(library: str, vocab_dir: Path) -> tuple[Path, int]:
     path = vocab_dir / f"vocab-{library}.gz"
     raw_bytes = dump(library, vocabulary(), path)
     assert load(library, path) == vocabulary(), f"{library}: the file loads differently"
+    check_msgpack(LIBRARIES[library], read(path), vocabulary())
     return path, raw_bytes
 
 
