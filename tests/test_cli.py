@@ -45,6 +45,19 @@ def test_stdin() -> None:
     assert json.loads(ok(stdin=packb(VALUE))) == VALUE
 
 
+def test_dash_is_stdin() -> None:
+    assert json.loads(ok("-", stdin=packb(VALUE))) == VALUE
+    assert unpackb(ok("--from-json", "-", stdin=b'{"a": [1]}')) == {"a": [1]}
+
+
+@pytest.mark.parametrize("flag", ["--compact", "--non-str-keys"])
+def test_json_output_flags_are_refused_with_from_json(flag: str) -> None:
+    result = run("--from-json", flag, stdin=b"[1]")
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert f"{flag} applies to JSON output".encode() in result.stderr
+
+
 def test_compact() -> None:
     assert ok("--compact", stdin=packb([1, {"a": None}])) == b'[1,{"a":null}]\n'
 

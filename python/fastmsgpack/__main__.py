@@ -4,7 +4,7 @@
     python -m fastmsgpack --compact [FILE]     MessagePack in, compact JSON out
     python -m fastmsgpack --from-json [FILE]   JSON in, MessagePack out
 
-The input is FILE, or standard input without one. It may hold several objects one after the
+The input is FILE, or standard input without one or when FILE is ``-``. It may hold several objects one after the
 other: each is printed as its own JSON document, followed by a newline. Bad input ends the
 program with status 1 and the error (which says where it is) on standard error.
 """
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Convert MessagePack to JSON, or JSON to MessagePack."
     )
-    parser.add_argument("file", nargs="?", help="the input file (default: standard input)")
+    parser.add_argument("file", nargs="?", help="the input file (default, or -: standard input)")
     parser.add_argument("--compact", action="store_true", help="write JSON without indentation")
     parser.add_argument(
         "--from-json", action="store_true", help="read JSON and write MessagePack instead"
@@ -63,9 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         help="allow map keys that are not strings (written as JSON strings)",
     )
     args = parser.parse_args(argv)
+    if args.from_json:
+        # Both shape JSON output, which --from-json does not write: refuse rather than ignore them.
+        for flag, given in (("--compact", args.compact), ("--non-str-keys", args.non_str_keys)):
+            if given:
+                parser.error(f"{flag} applies to JSON output; it cannot be used with --from-json")
     option = fastmsgpack.OPT_NON_STR_KEYS if args.non_str_keys else 0
     try:
-        if args.file is None:
+        if args.file is None or args.file == "-":
             data = sys.stdin.buffer.read()
         else:
             with open(args.file, "rb") as f:
