@@ -110,6 +110,22 @@ def test_repeated_keys_keep_the_first_place_and_the_last_value() -> None:
     )
 
 
+def test_repeats_are_per_map_in_nested_and_sibling_maps() -> None:
+    # Keys that an enclosing, earlier or later map also has are not repeats; a repeat after a
+    # nested map is still found.
+    inner = b"\x82\xa1a\x01\xa1b\x02"
+    assert (
+        assert_like_dumps(b"\x83\xa1a" + inner + b"\xa1b" + inner + b"\xa1c\x93" + inner * 3)
+        == b'{"a":{"a":1,"b":2},"b":{"a":1,"b":2},"c":[{"a":1,"b":2},{"a":1,"b":2},{"a":1,"b":2}]}'
+    )
+    repeat_after_nested = b"\x83\xa1a" + inner + b"\xa1b\x03\xa1a\x04"
+    assert assert_like_dumps(repeat_after_nested) == b'{"a":4,"b":3}'
+    stream = repeat_after_nested + b"\x82\xa1a\x05\xa1b\x06"
+    document, end = _json_from_msgpack_at(stream, 0, 0)
+    assert (document, end) == (b'{"a":4,"b":3}', len(repeat_after_nested))
+    assert _json_from_msgpack_at(stream, end, 0) == (b'{"a":5,"b":6}', len(stream))
+
+
 def test_repeats_found_among_many_keys_that_differ_only_at_the_end() -> None:
     # 20,000 eight-byte keys that share their first five bytes, then each of the first 100
     # again: every repeat is found (first place kept, last value written).

@@ -36,6 +36,8 @@ pub struct Transcoder<'a, E: Emitter> {
     pos: usize,
     opts: Opt,
     e: &'a mut E,
+    /// The keys of the small maps being walked, innermost last (see `Keys`).
+    key_stack: Vec<&'a [u8]>,
 }
 
 impl<'a, E: Emitter> Transcoder<'a, E> {
@@ -45,12 +47,15 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
             pos: 0,
             opts,
             e,
+            key_stack: Vec::new(),
         }
     }
 
     /// Transcodes one object starting at `start`; returns where it ends.
     pub fn object_at(&mut self, start: usize) -> TResult<usize> {
         self.pos = start;
+        // A walk that stopped early (`Stop`) may have left keys behind.
+        self.key_stack.clear();
         if start >= self.data.len() {
             return Err(Stop::Input(DeError::input(Kind::Empty, start)));
         }
@@ -256,17 +261,18 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
     fn map(&mut self, n: usize, depth: u32, start: usize) -> TResult {
         self.check(n, 2, "map", depth, start)?;
         emitted(self.e.map_begin(n), start)?;
-        let mut seen = Keys::new(n);
+        let mut seen = Keys::new(n, self.key_stack.len());
         for i in 0..n {
             let key_start = self.pos;
             emitted(self.e.map_key(i), key_start)?;
             let key = self.key(key_start)?;
-            if !seen.insert(key) {
+            if !seen.insert(key, &mut self.key_stack) {
                 return Err(Stop::UseObjects);
             }
             emitted(self.e.map_value(), key_start)?;
             self.value(depth + 1)?;
         }
+        seen.release(&mut self.key_stack);
         emitted(self.e.map_end(), start)
     }
 
@@ -306,11 +312,18 @@ fn emitted(result: Result<(), Error>, start: usize) -> TResult {
 
 /// The keys of one map, to spot a repeated one: a scan for small maps, a set for large ones.
 ///
+/// A small map's keys go on the transcoder's key stack, above those of the maps it is nested in,
+/// and come off when the map ends, so that walking a document allocates for its deepest run of
+/// small maps only, not for each map.
+///
 /// The set hashes with the standard library's keyed hash (a random key per process): the keys
 /// come from the input, and with a fixed hash an input of many keys made to collide would make
 /// each insert walk all the others.
 enum Keys<'a> {
-    Few(Vec<&'a [u8]>),
+    /// This map's keys are `key_stack[base..]`.
+    Few {
+        base: usize,
+    },
     Many(HashSet<&'a [u8]>),
 }
 
@@ -318,25 +331,32 @@ enum Keys<'a> {
 const SCAN_KEYS: usize = 32;
 
 impl<'a> Keys<'a> {
-    fn new(n: usize) -> Keys<'a> {
+    fn new(n: usize, base: usize) -> Keys<'a> {
         if n <= SCAN_KEYS {
-            Keys::Few(Vec::with_capacity(n))
+            Keys::Few { base }
         } else {
             Keys::Many(HashSet::with_capacity(n.min(1 << 16)))
         }
     }
 
     /// `false` when `key` was already there.
-    fn insert(&mut self, key: &'a [u8]) -> bool {
+    fn insert(&mut self, key: &'a [u8], stack: &mut Vec<&'a [u8]>) -> bool {
         match self {
-            Keys::Few(keys) => {
-                if keys.contains(&key) {
+            Keys::Few { base } => {
+                if stack[*base..].contains(&key) {
                     return false;
                 }
-                keys.push(key);
+                stack.push(key);
                 true
             }
             Keys::Many(keys) => keys.insert(key),
+        }
+    }
+
+    /// Takes this map's keys off the stack once the map is done.
+    fn release(self, stack: &mut Vec<&'a [u8]>) {
+        if let Keys::Few { base } = self {
+            stack.truncate(base);
         }
     }
 }
