@@ -23,6 +23,7 @@ import orjson
 import ormsgpack
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 import fastmsgpack
 import fastmsgpack.json
@@ -239,6 +240,41 @@ JSON_PROPERTY = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
+# Values inside JSON's data model (and tuples, which both formats write as arrays), for the
+# property tests of the JSON entry points: ints to the ends of both ranges, floats of both widths
+# with the special ones, and text with every character JSON escapes.
+JSON_INTS = st.integers(-(2**63), 2**64 - 1) | st.sampled_from([2**53 + 1, 2**63, -(2**63)])
+JSON_FLOATS = st.one_of(
+    st.floats(),
+    st.floats(width=32),
+    st.sampled_from([math.nan, -math.nan, math.inf, -math.inf, -0.0, 5e-324, 1e16, 1e-7]),
+)
+JSON_TEXT = st.one_of(
+    st.text(),
+    st.text(st.characters(max_codepoint=0x7F)),
+    st.text(st.sampled_from('\x00\x1f\x7f"\\/\b\f\n\r\t\u2028\u00e9\U0001f600a')),
+)
+# Every kind of dict key that OPT_NON_STR_KEYS turns into a JSON string.
+JSON_KEYS = st.one_of(st.none(), st.booleans(), JSON_INTS, JSON_FLOATS, st.text())
+
+
+def json_scalars(floats: st.SearchStrategy[float] = JSON_FLOATS) -> st.SearchStrategy[Any]:
+    return st.one_of(st.none(), st.booleans(), JSON_INTS, floats, JSON_TEXT)
+
+
+def json_values(floats: st.SearchStrategy[float] = JSON_FLOATS) -> st.SearchStrategy[Any]:
+    """Nested lists, tuples and str-keyed dicts of ``json_scalars(floats)``."""
+    return st.recursive(
+        json_scalars(floats),
+        lambda children: st.one_of(
+            st.lists(children, max_size=8),
+            st.lists(children, max_size=8).map(tuple),
+            st.dictionaries(st.text(max_size=8), children, max_size=8),
+        ),
+        max_leaves=40,
+    )
+
+
 FIXTURES_DIR: Path = DATA / "fixtures"
 FIXTURE_NAMES: tuple[str, ...] = ("twitter", "github", "citm_catalog", "canada")
 
@@ -303,7 +339,11 @@ __all__ = [
     "FORMATS",
     "INT_BOUNDARIES",
     "INT_OUT_OF_RANGE",
+    "JSON_FLOATS",
+    "JSON_INTS",
+    "JSON_KEYS",
     "JSON_PROPERTY",
+    "JSON_TEXT",
     "ORJSON_OPTION_NAMES",
     "SHARED_OPTION_NAMES",
     "Format",
@@ -313,6 +353,8 @@ __all__ = [
     "fast_option",
     "hex_to_bytes",
     "is_negative_zero",
+    "json_scalars",
+    "json_values",
     "load_fixture",
     "nested_lists",
     "option_ids",

@@ -19,9 +19,12 @@ import orjson
 import pytest
 from conftest import (
     FIXTURE_NAMES,
+    JSON_KEYS,
     JSON_PROPERTY,
     assert_same,
     fast_option,
+    json_scalars,
+    json_values,
     load_fixture,
     option_ids,
     orjson_option,
@@ -55,24 +58,8 @@ def test_fixtures(name: str, names: tuple[str, ...]) -> None:
     assert packed == packb(document, option=fast_option(*names))
 
 
-FLOATS = st.one_of(
-    st.floats(),
-    st.floats(width=32),
-    st.sampled_from([math.nan, -math.nan, math.inf, -math.inf, -0.0, 5e-324, 1e16, 1e-7]),
-)
-SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), FLOATS, st.text(max_size=20)
-)
-KEYS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), FLOATS, st.text())
-VALUES = st.recursive(
-    SCALARS,
-    lambda children: st.one_of(
-        st.lists(children, max_size=8),
-        st.lists(children, max_size=8).map(tuple),
-        st.dictionaries(st.text(max_size=8), children, max_size=8),
-    ),
-    max_leaves=40,
-)
+SCALARS = json_scalars()
+VALUES = json_values()
 
 
 @JSON_PROPERTY
@@ -82,7 +69,7 @@ def test_generated_values(value: Any, sort: bool) -> None:
 
 
 @JSON_PROPERTY
-@given(value=st.dictionaries(KEYS, SCALARS | st.lists(SCALARS, max_size=3), max_size=8))
+@given(value=st.dictionaries(JSON_KEYS, SCALARS | st.lists(SCALARS, max_size=3), max_size=8))
 def test_generated_non_str_keys(value: dict[Any, Any]) -> None:
     assert_compat_like_orjson(value, "OPT_NON_STR_KEYS")
     assert_compat_like_orjson({"nested": [value]}, "OPT_NON_STR_KEYS")

@@ -20,8 +20,11 @@ import pytest
 import pytz  # type: ignore[import-untyped]
 from conftest import (
     FIXTURE_NAMES,
+    JSON_KEYS,
     JSON_PROPERTY,
     fast_option,
+    json_scalars,
+    json_values,
     load_fixture,
     option_ids,
     orjson_option,
@@ -49,25 +52,8 @@ def test_fixtures_like_orjson(name: str, names: tuple[str, ...]) -> None:
     assert_dumps_like_orjson(load_fixture(name), *names)
 
 
-SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**63), 2**64 - 1) | st.sampled_from([2**53 + 1, 2**63, -(2**63)]),
-    st.floats(),
-    st.floats(width=32),
-    st.text() | st.text(st.characters(max_codepoint=0x7F)),
-    st.text(st.sampled_from('\x00\x1f\x7f"\\/\b\f\n\r\t\u2028\u00e9\U0001f600')),
-)
-VALUES = st.recursive(
-    SCALARS,
-    lambda children: st.one_of(
-        st.lists(children, max_size=8),
-        st.lists(children, max_size=8).map(tuple),
-        st.dictionaries(st.text(max_size=8), children, max_size=8),
-    ),
-    max_leaves=40,
-)
-KEYS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(), st.text())
+SCALARS = json_scalars()
+VALUES = json_values()
 
 
 @JSON_PROPERTY
@@ -78,7 +64,7 @@ def test_generated_values_like_orjson(value: Any, names: tuple[str, ...]) -> Non
 
 @JSON_PROPERTY
 @given(
-    value=st.dictionaries(KEYS, SCALARS | st.lists(SCALARS, max_size=3), max_size=8),
+    value=st.dictionaries(JSON_KEYS, SCALARS | st.lists(SCALARS, max_size=3), max_size=8),
     indent=st.booleans(),
 )
 def test_generated_non_str_keys_like_orjson(value: dict[Any, Any], indent: bool) -> None:

@@ -12,7 +12,14 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import orjson
 import pytest
-from conftest import FIXTURE_NAMES, JSON_PROPERTY, error_offset, load_fixture
+from conftest import (
+    FIXTURE_NAMES,
+    JSON_KEYS,
+    JSON_PROPERTY,
+    error_offset,
+    json_values,
+    load_fixture,
+)
 from fastmsgpack._fastmsgpack import _json_from_msgpack_at  # type: ignore[import-not-found]
 from hypothesis import given
 from hypothesis import strategies as st
@@ -37,28 +44,8 @@ def test_fixtures(name: str, option: int) -> None:
     assert assert_like_dumps(packb(document), option) == dumps(document, option=option)
 
 
-def json_values(floats: st.SearchStrategy[float]) -> st.SearchStrategy[Any]:
-    scalars = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(-(2**63), 2**64 - 1),
-        floats,
-        st.text(),
-        st.text(st.sampled_from('\x00\x1f"\\\u2028\U0001f600a')),
-    )
-    return st.recursive(
-        scalars,
-        lambda children: st.one_of(
-            st.lists(children, max_size=8),
-            st.dictionaries(st.text(max_size=3), children, max_size=8),
-        ),
-        max_leaves=40,
-    )
-
-
 VALUES = json_values(st.floats())
 VALUES32 = json_values(st.floats(width=32))
-KEYS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(), st.text())
 
 
 @JSON_PROPERTY
@@ -76,7 +63,10 @@ def test_generated_float32_values(value: Any, option: int) -> None:
 
 @JSON_PROPERTY
 @given(
-    pairs=st.lists(st.tuples(KEYS | st.just("k"), KEYS | st.lists(KEYS, max_size=3)), max_size=40)
+    pairs=st.lists(
+        st.tuples(JSON_KEYS | st.just("k"), JSON_KEYS | st.lists(JSON_KEYS, max_size=3)),
+        max_size=40,
+    )
 )
 def test_generated_maps_with_repeated_and_non_str_keys(pairs: list[tuple[Any, Any]]) -> None:
     # A map written entry by entry, so keys can repeat and 1, 1.0 and True can all be there.
