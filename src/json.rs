@@ -7,7 +7,7 @@ use crate::de::transcode::{Stop, Transcoder};
 use crate::de::{self, DeError};
 use crate::emit::JsonEmitter;
 use crate::exc::{JSONEncodeError, MsgpackEncodeError};
-use crate::ffi::{BytesWriter, InputBuffer};
+use crate::ffi::BytesWriter;
 use crate::opt::{self, Opt};
 use crate::ser;
 
@@ -69,23 +69,7 @@ fn transcode_at<'py>(
     opts: Opt,
     whole: bool,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    // SAFETY: `data` is alive for the whole call and we are attached.
-    let input = match unsafe { InputBuffer::acquire(data.as_ptr()) } {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            let name = data.get_type().name()?;
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "from_msgpack() argument must be bytes, bytearray or memoryview, not {name}"
-            )));
-        }
-        Err(cause) => {
-            let err = pyo3::exceptions::PyTypeError::new_err(
-                "from_msgpack() needs a C-contiguous memoryview",
-            );
-            err.set_cause(py, Some(cause));
-            return Err(err);
-        }
-    };
+    let input = de::input_of(py, data, "from_msgpack")?;
     let bytes = input.as_slice();
     // The output starts at about the input's size; for one object of a stream, at most
     // `STREAM_START` (the rest of the stream says little about one object).

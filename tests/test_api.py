@@ -236,8 +236,15 @@ def test_unpackb_accepts_bytes_like(data: bytes | bytearray | memoryview) -> Non
     ids=["str", "list", "int", "None", "float", "non-contiguous-memoryview"],
 )
 def test_unpackb_rejects_other_types(data: Any) -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^unpackb\(\) ") as info:
         fastmsgpack.unpackb(data)
+    if isinstance(data, memoryview):
+        assert "C-contiguous memoryview" in str(info.value)
+        assert isinstance(info.value.__cause__, BufferError)
+    else:
+        assert str(info.value).endswith(
+            f"bytes, bytearray or memoryview, not {type(data).__name__}"
+        )
 
 
 def test_unpackb_releases_the_input_buffer() -> None:

@@ -246,8 +246,11 @@ def test_input_types_and_options() -> None:
     assert from_msgpack(bytearray(b"\x92\x01\x02")) == b"[1,2]"
     assert from_msgpack(memoryview(b"xx\x91\xa1a")[2:]) == b'["a"]'
     for bad in ("\x01", None, 1):
-        with pytest.raises(TypeError, match="bytes, bytearray or memoryview"):
+        with pytest.raises(TypeError, match=r"^from_msgpack\(\) argument must be bytes, bytearray"):
             from_msgpack(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^from_msgpack\(\) needs a C-contiguous") as info:
+        from_msgpack(memoryview(b"\x91\x01\x91\x01")[::2])
+    assert isinstance(info.value.__cause__, BufferError)
     with pytest.raises(TypeError):
         from_msgpack(b"\x01", option="x")  # type: ignore[arg-type]
     for name in ("OPT_SORT_KEYS", "OPT_JSON_COMPAT", "OPT_DATETIME_AS_TIMESTAMP_EXT"):

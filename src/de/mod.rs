@@ -29,16 +29,7 @@ pub fn unpackb<'py>(
     ext_hook: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: `data` is alive for the whole call (borrowed from the caller) and we are attached.
-    let input = match unsafe { InputBuffer::acquire(data.as_ptr()) } {
-        Ok(Some(input)) => input,
-        Ok(None) => return Err(wrong_input_type(data)),
-        Err(cause) => {
-            let err = PyTypeError::new_err("unpackb() needs a C-contiguous memoryview");
-            err.set_cause(py, Some(cause));
-            return Err(err);
-        }
-    };
+    let input = input_of(py, data, "unpackb")?;
     // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
     let mut guard = KEY_CACHE.try_lock().ok();
     let keys = guard.as_deref_mut().map(cache_in);
@@ -86,14 +77,33 @@ fn cache_in(slot: &mut Option<KeyCache>) -> &mut KeyCache {
     slot.get_or_insert_with(KeyCache::new)
 }
 
+/// The MessagePack input of the entry point `function`: bytes, bytearray or a C-contiguous
+/// memoryview, else a `TypeError` that names the function.
+pub fn input_of(py: Python<'_>, data: &Bound<'_, PyAny>, function: &str) -> PyResult<InputBuffer> {
+    // SAFETY: `data` is borrowed from the caller, so it is alive for the whole call (and so for as
+    // long as the returned buffer is read), and we are attached.
+    match unsafe { InputBuffer::acquire(data.as_ptr()) } {
+        Ok(Some(input)) => Ok(input),
+        Ok(None) => Err(wrong_input_type(data, function)),
+        Err(cause) => Err(not_contiguous(py, cause, function)),
+    }
+}
+
 #[cold]
-fn wrong_input_type(data: &Bound<'_, PyAny>) -> PyErr {
+fn wrong_input_type(data: &Bound<'_, PyAny>, function: &str) -> PyErr {
     let name = data
         .get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".to_owned());
     PyTypeError::new_err(format!(
-        "unpackb() argument must be bytes, bytearray or memoryview, not {name}"
+        "{function}() argument must be bytes, bytearray or memoryview, not {name}"
     ))
+}
+
+#[cold]
+fn not_contiguous(py: Python<'_>, cause: PyErr, function: &str) -> PyErr {
+    let err = PyTypeError::new_err(format!("{function}() needs a C-contiguous memoryview"));
+    err.set_cause(py, Some(cause));
+    err
 }
