@@ -5,6 +5,7 @@ mod ext;
 mod keycache;
 pub mod msgpack;
 mod numpy;
+mod reader;
 pub mod transcode;
 
 use pyo3::exceptions::PyTypeError;

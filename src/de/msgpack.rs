@@ -10,18 +10,16 @@ use super::error::{DeError, Kind};
 use super::ext;
 use super::keycache::{KeyCache, MAX_KEY_LEN};
 use super::numpy;
+use super::reader::{DeResult, Reader};
 use crate::ffi::{self, Known, Numpy, Obj, Owned};
 use crate::opt::{self, Opt};
 
 /// Containers nested deeper than this are refused.
 pub const MAX_DEPTH: u32 = 1024;
 
-type DeResult<T> = Result<T, DeError>;
-
 pub struct Decoder<'a> {
     py: Python<'a>,
-    data: &'a [u8],
-    pos: usize,
+    r: Reader<'a>,
     opts: Opt,
     ext_hook: Option<Obj>,
     /// Set with `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
@@ -49,8 +47,7 @@ impl<'a> Decoder<'a> {
     ) -> Decoder<'a> {
         Decoder {
             py,
-            data,
-            pos: 0,
+            r: Reader::new(data),
             opts,
             ext_hook,
             timestamps,
@@ -62,8 +59,8 @@ impl<'a> Decoder<'a> {
     /// Decodes the single object that must make up the whole input.
     pub fn decode_document(&mut self) -> DeResult<Owned> {
         let (value, end) = self.decode_at(0)?;
-        if end != self.data.len() {
-            let extra = self.data.len() - end;
+        if end != self.r.data.len() {
+            let extra = self.r.data.len() - end;
             return Err(DeError::input(Kind::Trailing { extra }, end));
         }
         Ok(value)
@@ -72,79 +69,21 @@ impl<'a> Decoder<'a> {
     /// Decodes the object that starts at `offset` (errors give offsets in the whole input), and
     /// returns it with where it ends.
     pub fn decode_at(&mut self, offset: usize) -> DeResult<(Owned, usize)> {
-        if offset >= self.data.len() {
+        if offset >= self.r.data.len() {
             return Err(DeError::input(Kind::Empty, offset));
         }
-        self.pos = offset;
+        self.r.pos = offset;
         let value = self.value(0)?;
-        Ok((value, self.pos))
-    }
-
-    #[inline(always)]
-    fn remaining(&self) -> usize {
-        self.data.len() - self.pos
-    }
-
-    /// The next `n` bytes, or a truncation error for the item that began at `start`.
-    #[inline(always)]
-    fn take(&mut self, n: usize, what: &'static str, start: usize) -> DeResult<&'a [u8]> {
-        let data: &'a [u8] = self.data;
-        match data.get(self.pos..self.pos.wrapping_add(n)) {
-            Some(bytes) if self.pos.checked_add(n).is_some() => {
-                self.pos += n;
-                Ok(bytes)
-            }
-            _ => Err(self.truncated(what, n as u64, start)),
-        }
-    }
-
-    #[cold]
-    fn truncated(&self, what: &'static str, declared: u64, start: usize) -> DeError {
-        DeError::input(
-            Kind::Truncated {
-                what,
-                declared,
-                available: self.remaining(),
-            },
-            start,
-        )
-    }
-
-    #[inline(always)]
-    fn array_n<const N: usize>(&mut self, what: &'static str, start: usize) -> DeResult<[u8; N]> {
-        let bytes = self.take(N, what, start)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
-    }
-
-    #[inline(always)]
-    fn u8(&mut self, start: usize) -> DeResult<u8> {
-        Ok(self.array_n::<1>("header", start)?[0])
-    }
-
-    #[inline(always)]
-    fn u16(&mut self, start: usize) -> DeResult<u16> {
-        Ok(u16::from_be_bytes(self.array_n("header", start)?))
-    }
-
-    #[inline(always)]
-    fn u32(&mut self, start: usize) -> DeResult<u32> {
-        Ok(u32::from_be_bytes(self.array_n("header", start)?))
-    }
-
-    #[inline(always)]
-    fn u64(&mut self, start: usize) -> DeResult<u64> {
-        Ok(u64::from_be_bytes(self.array_n("header", start)?))
+        Ok((value, self.r.pos))
     }
 
     /// One value, whatever its type.
     fn value(&mut self, depth: u32) -> DeResult<Owned> {
-        let start = self.pos;
-        let Some(&marker) = self.data.get(start) else {
-            return Err(self.truncated("value", 1, start));
+        let start = self.r.pos;
+        let Some(&marker) = self.r.data.get(start) else {
+            return Err(self.r.truncated("value", 1, start));
         };
-        self.pos += 1;
+        self.r.pos += 1;
         // SAFETY: every constructor below is called while attached (`self.py`).
         unsafe {
             match marker {
@@ -157,76 +96,76 @@ impl<'a> Decoder<'a> {
                 0xc2 => Ok(ffi::new_bool(false)),
                 0xc3 => Ok(ffi::new_bool(true)),
                 0xc4 => {
-                    let n = self.u8(start)? as usize;
+                    let n = self.r.u8(start)? as usize;
                     self.bin(n, start)
                 }
                 0xc5 => {
-                    let n = self.u16(start)? as usize;
+                    let n = self.r.u16(start)? as usize;
                     self.bin(n, start)
                 }
                 0xc6 => {
-                    let n = self.u32(start)? as usize;
+                    let n = self.r.u32(start)? as usize;
                     self.bin(n, start)
                 }
                 0xc7 => {
-                    let n = self.u8(start)? as usize;
+                    let n = self.r.u8(start)? as usize;
                     self.ext(n, start)
                 }
                 0xc8 => {
-                    let n = self.u16(start)? as usize;
+                    let n = self.r.u16(start)? as usize;
                     self.ext(n, start)
                 }
                 0xc9 => {
-                    let n = self.u32(start)? as usize;
+                    let n = self.r.u32(start)? as usize;
                     self.ext(n, start)
                 }
                 0xca => {
-                    let bits = self.u32(start)?;
+                    let bits = self.r.u32(start)?;
                     made(ffi::new_f64(f32::from_bits(bits) as f64))
                 }
                 0xcb => {
-                    let bits = self.u64(start)?;
+                    let bits = self.r.u64(start)?;
                     made(ffi::new_f64(f64::from_bits(bits)))
                 }
-                0xcc => made(ffi::new_i64(self.u8(start)? as i64)),
-                0xcd => made(ffi::new_i64(self.u16(start)? as i64)),
-                0xce => made(ffi::new_i64(self.u32(start)? as i64)),
-                0xcf => made(ffi::new_u64(self.u64(start)?)),
-                0xd0 => made(ffi::new_i64(self.u8(start)? as i8 as i64)),
-                0xd1 => made(ffi::new_i64(self.u16(start)? as i16 as i64)),
-                0xd2 => made(ffi::new_i64(self.u32(start)? as i32 as i64)),
-                0xd3 => made(ffi::new_i64(self.u64(start)? as i64)),
+                0xcc => made(ffi::new_i64(self.r.u8(start)? as i64)),
+                0xcd => made(ffi::new_i64(self.r.u16(start)? as i64)),
+                0xce => made(ffi::new_i64(self.r.u32(start)? as i64)),
+                0xcf => made(ffi::new_u64(self.r.u64(start)?)),
+                0xd0 => made(ffi::new_i64(self.r.u8(start)? as i8 as i64)),
+                0xd1 => made(ffi::new_i64(self.r.u16(start)? as i16 as i64)),
+                0xd2 => made(ffi::new_i64(self.r.u32(start)? as i32 as i64)),
+                0xd3 => made(ffi::new_i64(self.r.u64(start)? as i64)),
                 0xd4 => self.ext(1, start),
                 0xd5 => self.ext(2, start),
                 0xd6 => self.ext(4, start),
                 0xd7 => self.ext(8, start),
                 0xd8 => self.ext(16, start),
                 0xd9 => {
-                    let n = self.u8(start)? as usize;
+                    let n = self.r.u8(start)? as usize;
                     self.str(n, start)
                 }
                 0xda => {
-                    let n = self.u16(start)? as usize;
+                    let n = self.r.u16(start)? as usize;
                     self.str(n, start)
                 }
                 0xdb => {
-                    let n = self.u32(start)? as usize;
+                    let n = self.r.u32(start)? as usize;
                     self.str(n, start)
                 }
                 0xdc => {
-                    let n = self.u16(start)? as usize;
+                    let n = self.r.u16(start)? as usize;
                     self.array(n, depth, start)
                 }
                 0xdd => {
-                    let n = self.u32(start)? as usize;
+                    let n = self.r.u32(start)? as usize;
                     self.array(n, depth, start)
                 }
                 0xde => {
-                    let n = self.u16(start)? as usize;
+                    let n = self.r.u16(start)? as usize;
                     self.map(n, depth, start)
                 }
                 0xdf => {
-                    let n = self.u32(start)? as usize;
+                    let n = self.r.u32(start)? as usize;
                     self.map(n, depth, start)
                 }
                 0xe0..=0xff => made(ffi::new_i64(marker as i8 as i64)),
@@ -237,7 +176,7 @@ impl<'a> Decoder<'a> {
     /// A string's bytes, checked to be valid UTF-8; `true` when they are all ASCII.
     #[inline(always)]
     fn utf8(&mut self, n: usize, start: usize) -> DeResult<(&'a [u8], bool)> {
-        let bytes = self.take(n, "str", start)?;
+        let bytes = self.r.take(n, "str", start)?;
         if bytes.is_ascii() {
             return Ok((bytes, true));
         }
@@ -262,15 +201,15 @@ impl<'a> Decoder<'a> {
 
     #[inline]
     fn bin(&mut self, n: usize, start: usize) -> DeResult<Owned> {
-        let bytes = self.take(n, "bin", start)?;
+        let bytes = self.r.take(n, "bin", start)?;
         // SAFETY: attached.
         made(unsafe { ffi::new_bytes(bytes) })
     }
 
     #[inline(never)]
     fn ext(&mut self, n: usize, start: usize) -> DeResult<Owned> {
-        let tag = self.u8(start)? as i8;
-        let data = self.take(n, "ext", start)?;
+        let tag = self.r.u8(start)? as i8;
+        let data = self.r.take(n, "ext", start)?;
         ext::build(self.py, tag, data, self.ext_hook, self.timestamps, start)
     }
 
@@ -288,8 +227,10 @@ impl<'a> Decoder<'a> {
         if depth >= MAX_DEPTH {
             return Err(DeError::input(Kind::TooDeep, start));
         }
-        if n.saturating_mul(min_size) > self.remaining() {
-            return Err(self.truncated(what, (n as u64).saturating_mul(min_size as u64), start));
+        if n.saturating_mul(min_size) > self.r.remaining() {
+            return Err(self
+                .r
+                .truncated(what, (n as u64).saturating_mul(min_size as u64), start));
         }
         Ok(())
     }
@@ -311,7 +252,7 @@ impl<'a> Decoder<'a> {
         self.container(n, 2, "map", depth, start)?;
         if self.numpy.is_some()
             && (n == 3 || n == 5)
-            && self.data.get(self.pos..self.pos + 4) == Some(b"\xc4\x02nd")
+            && self.r.data.get(self.r.pos..self.r.pos + 4) == Some(b"\xc4\x02nd")
         {
             return self.numpy_map(n, depth, start);
         }
@@ -320,9 +261,9 @@ impl<'a> Decoder<'a> {
             let dict = made(ffi::new_dict(n))?;
             let mut atomic = true;
             for _ in 0..n {
-                let key_start = self.pos;
+                let key_start = self.r.pos;
                 let key = self.key(depth + 1)?;
-                let value_start = self.pos;
+                let value_start = self.r.pos;
                 let value = self.value(depth + 1)?;
                 atomic &= self.atomic_at(key_start) & self.atomic_at(value_start);
                 if !ffi::dict_set(&dict, &key, &value) {
@@ -352,7 +293,7 @@ impl<'a> Decoder<'a> {
             data: None,
         };
         for _ in 0..n {
-            let key_start = self.pos;
+            let key_start = self.r.pos;
             let key = self.bin_slice(key_start)?;
             match key {
                 b"nd" => raw.nd = Some(self.value(depth + 1)?),
@@ -360,10 +301,10 @@ impl<'a> Decoder<'a> {
                 b"kind" => raw.kind = Some(self.value(depth + 1)?),
                 b"shape" => raw.shape = Some(self.value(depth + 1)?),
                 b"data" => {
-                    let value_start = self.pos;
+                    let value_start = self.r.pos;
                     let data = self.bin_slice(value_start)?;
                     raw.data = Some((
-                        data.as_ptr() as usize - self.data.as_ptr() as usize,
+                        data.as_ptr() as usize - self.r.data.as_ptr() as usize,
                         data.len(),
                     ));
                 }
@@ -373,23 +314,23 @@ impl<'a> Decoder<'a> {
         let Some((np, source)) = self.numpy else {
             return Err(DeError::input(Kind::BadNumpy("numpy is not loaded"), start));
         };
-        numpy::build(self.py, np, source, self.data, raw, start)
+        numpy::build(self.py, np, source, self.r.data, raw, start)
     }
 
     /// A bin value's bytes (the keys and data of a numpy map).
     fn bin_slice(&mut self, start: usize) -> DeResult<&'a [u8]> {
-        let n = match self.data.get(start) {
+        let n = match self.r.data.get(start) {
             Some(0xc4) => {
-                self.pos += 1;
-                self.u8(start)? as usize
+                self.r.pos += 1;
+                self.r.u8(start)? as usize
             }
             Some(0xc5) => {
-                self.pos += 1;
-                self.u16(start)? as usize
+                self.r.pos += 1;
+                self.r.u16(start)? as usize
             }
             Some(0xc6) => {
-                self.pos += 1;
-                self.u32(start)? as usize
+                self.r.pos += 1;
+                self.r.u32(start)? as usize
             }
             _ => {
                 return Err(DeError::input(
@@ -398,7 +339,7 @@ impl<'a> Decoder<'a> {
                 ))
             }
         };
-        self.take(n, "bin", start)
+        self.r.take(n, "bin", start)
     }
 
     /// Whether the value that starts at `pos` decoded to an atomic object (one the garbage
@@ -407,7 +348,7 @@ impl<'a> Decoder<'a> {
     #[inline(always)]
     fn atomic_at(&self, pos: usize) -> bool {
         !matches!(
-            self.data.get(pos),
+            self.r.data.get(pos),
             None | Some(0x80..=0x9f | 0xdc..=0xdf | 0xc7..=0xc9 | 0xd4..=0xd8)
         )
     }
@@ -416,18 +357,18 @@ impl<'a> Decoder<'a> {
     /// value, arrays becoming tuples.
     #[inline(always)]
     fn key(&mut self, depth: u32) -> DeResult<Owned> {
-        let start = self.pos;
-        let Some(&marker) = self.data.get(start) else {
-            return Err(self.truncated("map key", 1, start));
+        let start = self.r.pos;
+        let Some(&marker) = self.r.data.get(start) else {
+            return Err(self.r.truncated("map key", 1, start));
         };
         let n = match marker {
             0xa0..=0xbf => {
-                self.pos += 1;
+                self.r.pos += 1;
                 (marker & 0x1f) as usize
             }
             0xd9 => {
-                self.pos += 1;
-                self.u8(start)? as usize
+                self.r.pos += 1;
+                self.r.u8(start)? as usize
             }
             _ => return self.non_str_key(marker, depth, start),
         };
@@ -457,22 +398,22 @@ impl<'a> Decoder<'a> {
 
     /// A value that can be a dict key: arrays become tuples, maps are refused.
     fn hashable(&mut self, depth: u32) -> DeResult<Owned> {
-        let start = self.pos;
-        let Some(&marker) = self.data.get(start) else {
-            return Err(self.truncated("map key", 1, start));
+        let start = self.r.pos;
+        let Some(&marker) = self.r.data.get(start) else {
+            return Err(self.r.truncated("map key", 1, start));
         };
         let n = match marker {
             0x90..=0x9f => {
-                self.pos += 1;
+                self.r.pos += 1;
                 (marker & 0x0f) as usize
             }
             0xdc => {
-                self.pos += 1;
-                self.u16(start)? as usize
+                self.r.pos += 1;
+                self.r.u16(start)? as usize
             }
             0xdd => {
-                self.pos += 1;
-                self.u32(start)? as usize
+                self.r.pos += 1;
+                self.r.u32(start)? as usize
             }
             0x80..=0x8f | 0xde | 0xdf => return Err(DeError::input(Kind::MapAsKey, start)),
             _ => return self.value(depth),

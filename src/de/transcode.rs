@@ -10,6 +10,7 @@ use std::collections::HashSet;
 
 use super::error::{DeError, Kind};
 use super::msgpack::{type_of_marker, MAX_DEPTH};
+use super::reader::Reader;
 use crate::emit::Emitter;
 use crate::error::Error;
 use crate::opt::{self, Opt};
@@ -32,8 +33,7 @@ impl From<DeError> for Stop {
 type TResult<T = ()> = Result<T, Stop>;
 
 pub struct Transcoder<'a, E: Emitter> {
-    data: &'a [u8],
-    pos: usize,
+    r: Reader<'a>,
     opts: Opt,
     e: &'a mut E,
     /// The keys of the small maps being walked, innermost last (see `Keys`).
@@ -43,8 +43,7 @@ pub struct Transcoder<'a, E: Emitter> {
 impl<'a, E: Emitter> Transcoder<'a, E> {
     pub fn new(data: &'a [u8], opts: Opt, e: &'a mut E) -> Transcoder<'a, E> {
         Transcoder {
-            data,
-            pos: 0,
+            r: Reader::new(data),
             opts,
             e,
             key_stack: Vec::new(),
@@ -53,70 +52,45 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
 
     /// Transcodes one object starting at `start`; returns where it ends.
     pub fn object_at(&mut self, start: usize) -> TResult<usize> {
-        self.pos = start;
+        self.r.pos = start;
         // A walk that stopped early (`Stop`) may have left keys behind.
         self.key_stack.clear();
-        if start >= self.data.len() {
+        if start >= self.r.data.len() {
             return Err(Stop::Input(DeError::input(Kind::Empty, start)));
         }
         self.value(0)?;
-        Ok(self.pos)
+        Ok(self.r.pos)
     }
 
     #[cold]
     fn truncated(&self, what: &'static str, declared: u64, start: usize) -> Stop {
-        let available = self.data.len() - self.pos;
-        Stop::Input(DeError::input(
-            Kind::Truncated {
-                what,
-                declared,
-                available,
-            },
-            start,
-        ))
-    }
-
-    fn take(&mut self, n: usize, what: &'static str, start: usize) -> TResult<&'a [u8]> {
-        let data: &'a [u8] = self.data;
-        match self
-            .pos
-            .checked_add(n)
-            .and_then(|end| data.get(self.pos..end))
-        {
-            Some(bytes) => {
-                self.pos += n;
-                Ok(bytes)
-            }
-            None => Err(self.truncated(what, n as u64, start)),
-        }
+        Stop::Input(self.r.truncated(what, declared, start))
     }
 
     fn be<const N: usize>(&mut self, start: usize) -> TResult<[u8; N]> {
-        let bytes = self.take(N, "header", start)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
+        Ok(self.r.array_n("header", start)?)
     }
 
     fn len8(&mut self, start: usize) -> TResult<usize> {
-        Ok(self.be::<1>(start)?[0] as usize)
+        Ok(self.r.u8(start)? as usize)
     }
 
     fn len16(&mut self, start: usize) -> TResult<usize> {
-        Ok(u16::from_be_bytes(self.be(start)?) as usize)
+        Ok(self.r.u16(start)? as usize)
     }
 
     fn len32(&mut self, start: usize) -> TResult<usize> {
-        Ok(u32::from_be_bytes(self.be(start)?) as usize)
+        Ok(self.r.u32(start)? as usize)
     }
 
     fn value(&mut self, depth: u32) -> TResult {
-        let start = self.pos;
+        let start = self.r.pos;
         let marker = *self
+            .r
             .data
             .get(start)
             .ok_or_else(|| self.truncated("value", 1, start))?;
-        self.pos += 1;
+        self.r.pos += 1;
         let r = match marker {
             0x00..=0x7f => self.e.int(marker as i64),
             0xe0..=0xff => self.e.int(marker as i8 as i64),
@@ -133,7 +107,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
                     0xc5 => self.len16(start)?,
                     _ => self.len32(start)?,
                 };
-                let data = self.take(n, "bin", start)?;
+                let data = self.r.take(n, "bin", start)?;
                 self.e.bin(data)
             }
             0xc7..=0xc9 | 0xd4..=0xd8 => {
@@ -144,7 +118,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
                     m => 1 << (m - 0xd4),
                 };
                 let tag = self.be::<1>(start)?[0] as i8;
-                let data = self.take(n, "ext", start)?;
+                let data = self.r.take(n, "ext", start)?;
                 self.e.ext(tag, data)
             }
             0xca => {
@@ -221,7 +195,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
 
     /// A string's UTF-8, checked.
     fn utf8(&mut self, n: usize, start: usize) -> TResult<&'a [u8]> {
-        let bytes = self.take(n, "str", start)?;
+        let bytes = self.r.take(n, "str", start)?;
         if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
             return Err(Stop::Input(DeError::input(Kind::InvalidUtf8, start)));
         }
@@ -241,7 +215,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         if depth as u64 >= crate::ser::state::MAX_DEPTH {
             return Err(Stop::NotJson(crate::ser::error::too_deep(), start));
         }
-        if n.saturating_mul(min) > self.data.len() - self.pos {
+        if n.saturating_mul(min) > self.r.data.len() - self.r.pos {
             return Err(self.truncated(what, (n as u64).saturating_mul(min as u64), start));
         }
         Ok(())
@@ -251,7 +225,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         self.check(n, 1, "array", depth, start)?;
         emitted(self.e.array_begin(n), start)?;
         for i in 0..n {
-            let at = self.pos;
+            let at = self.r.pos;
             emitted(self.e.array_item(i), at)?;
             self.value(depth + 1)?;
         }
@@ -263,7 +237,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         emitted(self.e.map_begin(n), start)?;
         let mut seen = Keys::new(n, self.key_stack.len());
         for i in 0..n {
-            let key_start = self.pos;
+            let key_start = self.r.pos;
             emitted(self.e.map_key(i), key_start)?;
             let key = self.key(key_start)?;
             if !seen.insert(key, &mut self.key_stack) {
@@ -280,10 +254,11 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
     /// `OPT_NON_STR_KEYS` (see the module documentation) and is an error without it.
     fn key(&mut self, start: usize) -> TResult<&'a [u8]> {
         let marker = *self
+            .r
             .data
             .get(start)
             .ok_or_else(|| self.truncated("map key", 1, start))?;
-        self.pos += 1;
+        self.r.pos += 1;
         let n = match marker {
             0xa0..=0xbf => (marker & 0x1f) as usize,
             0xd9 => self.len8(start)?,
