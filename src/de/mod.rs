@@ -80,6 +80,10 @@ fn cache_in(slot: &mut Option<KeyCache>) -> &mut KeyCache {
 
 /// The MessagePack input of the entry point `function`: bytes, bytearray or a C-contiguous
 /// memoryview, else a `TypeError` that names the function.
+///
+/// Always inlined: as a call it made 3,000,000 unpacks of a 10-field message take 1.58 s instead
+/// of 1.50-1.53 s.
+#[inline(always)]
 pub fn input_of(py: Python<'_>, data: &Bound<'_, PyAny>, function: &str) -> PyResult<InputBuffer> {
     // SAFETY: `data` is borrowed from the caller, so it is alive for the whole call (and so for as
     // long as the returned buffer is read), and we are attached.
