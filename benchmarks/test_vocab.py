@@ -59,7 +59,8 @@ LIBRARIES = {
 
 def dump(library: str, obj: Any, path: Path) -> int:
     """Write ``obj`` to the gzip file ``path``; return the uncompressed size."""
-    data = LIBRARIES[library].packs(obj)
+    lib = LIBRARIES[library]
+    data = lib.pack(obj, **lib.pack_kwargs)
     with gzip.open(path, "wb", compresslevel=COMPRESSLEVEL) as f:
         f.write(data)
     return len(data)
@@ -71,7 +72,8 @@ def read(path: Path) -> bytes:
 
 
 def load(library: str, path: Path) -> Any:
-    return LIBRARIES[library].unpacks(read(path))
+    lib = LIBRARIES[library]
+    return lib.unpack(read(path), **lib.unpack_kwargs)
 
 
 @pytest.fixture(scope="module")

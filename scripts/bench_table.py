@@ -109,7 +109,9 @@ def format_ratio(ratio: float | None) -> str:
     return "n/a" if ratio is None else f"{ratio:.2f}x"
 
 
-def rows(table: Table, reference: str) -> tuple[list[str], list[list[str]]]:
+def rows(table: Table, reference: str, geomean: bool = True) -> tuple[list[str], list[list[str]]]:
+    """Header and body of the table; the last row is the geometric mean of each library's ratios
+    unless ``geomean`` is false."""
     header = ["workload", *table.libraries]
     body: list[list[str]] = []
     ratios: dict[str, list[float]] = {lib: [] for lib in table.libraries}
@@ -126,14 +128,15 @@ def rows(table: Table, reference: str) -> tuple[list[str], list[list[str]]]:
                 ratios[lib].append(ratio)
             row.append(f"{format_time(times[lib])} ({format_ratio(ratio)})")
         body.append(row)
-    geomean = ["geometric mean"]
-    for lib in table.libraries:
-        values = ratios[lib]
-        if values:
-            geomean.append(format_ratio(math.exp(sum(map(math.log, values)) / len(values))))
-        else:
-            geomean.append("-")
-    body.append(geomean)
+    if geomean:
+        means = ["geometric mean"]
+        for lib in table.libraries:
+            values = ratios[lib]
+            if values:
+                means.append(format_ratio(math.exp(sum(map(math.log, values)) / len(values))))
+            else:
+                means.append("-")
+        body.append(means)
     return header, body
 
 

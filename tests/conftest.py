@@ -258,6 +258,10 @@ JSON_TEXT = st.one_of(
 JSON_KEYS = st.one_of(st.none(), st.booleans(), JSON_INTS, JSON_FLOATS, st.text())
 
 
+# str dict keys: often the same few, so that nested and sibling dicts share keys.
+JSON_DICT_KEYS = st.text(max_size=8) | st.text(st.sampled_from("ab"), max_size=2)
+
+
 def json_scalars(floats: st.SearchStrategy[float] = JSON_FLOATS) -> st.SearchStrategy[Any]:
     return st.one_of(st.none(), st.booleans(), JSON_INTS, floats, JSON_TEXT)
 
@@ -269,7 +273,7 @@ def json_values(floats: st.SearchStrategy[float] = JSON_FLOATS) -> st.SearchStra
         lambda children: st.one_of(
             st.lists(children, max_size=8),
             st.lists(children, max_size=8).map(tuple),
-            st.dictionaries(st.text(max_size=8), children, max_size=8),
+            st.dictionaries(JSON_DICT_KEYS, children, max_size=8),
         ),
         max_leaves=40,
     )

@@ -4,9 +4,11 @@
     python -m fastmsgpack --compact [FILE]     MessagePack in, compact JSON out
     python -m fastmsgpack --from-json [FILE]   JSON in, MessagePack out
 
-The input is FILE, or standard input without one or when FILE is ``-``. It may hold several objects one after the
-other: each is printed as its own JSON document, followed by a newline. Bad input ends the
-program with status 1 and the error (which says where it is) on standard error.
+The input is FILE, or standard input without one or when FILE is ``-``. It may hold several
+objects one after the other: each is printed as its own JSON document, followed by a newline.
+Bad input ends the program with status 1 and the error (which says where it is) on standard
+error. ``--compact`` and ``--non-str-keys`` shape JSON output and are refused with
+``--from-json``.
 """
 
 from __future__ import annotations

@@ -335,3 +335,48 @@ impl<'a> Keys<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_repeats_only_within_their_own_map() {
+        let mut stack = Vec::new();
+        // {"a": {"a": .., "b": ..}, "b": .., "a": ..}
+        let mut outer = Keys::new(3, stack.len());
+        assert!(outer.insert(b"a", &mut stack));
+        let mut inner = Keys::new(2, stack.len());
+        assert!(
+            inner.insert(b"a", &mut stack),
+            "the enclosing map's key is not a repeat"
+        );
+        assert!(inner.insert(b"b", &mut stack));
+        assert!(
+            !inner.insert(b"b", &mut stack),
+            "a repeat within the nested map"
+        );
+        inner.release(&mut stack);
+        assert_eq!(stack, [b"a".as_slice()], "the nested map's keys come off");
+        assert!(
+            outer.insert(b"b", &mut stack),
+            "a nested map's key is not a repeat"
+        );
+        assert!(
+            !outer.insert(b"a", &mut stack),
+            "a repeat after a nested map"
+        );
+        outer.release(&mut stack);
+        assert!(stack.is_empty());
+    }
+
+    #[test]
+    fn large_maps_use_a_set_and_leave_the_stack_alone() {
+        let mut stack = vec![b"x".as_slice()];
+        let mut keys = Keys::new(SCAN_KEYS + 1, stack.len());
+        assert!(keys.insert(b"x", &mut stack));
+        assert!(!keys.insert(b"x", &mut stack));
+        keys.release(&mut stack);
+        assert_eq!(stack, [b"x".as_slice()]);
+    }
+}
