@@ -54,20 +54,31 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
         self.out
     }
 
-    /// A number's text, written in place by `write` (which returns its length), and the
-    /// separator after it.
+    /// Room for a number's text of at most `room` bytes and the separator after it; the text
+    /// goes at the returned pointer, then [`Self::number_written`].
+    ///
+    /// Each number writer is called in the caller's own code rather than through a closure
+    /// handed to one helper: the closure was compiled as a call per number.
+    #[inline(always)]
+    fn number_room(&mut self, room: usize) -> Result<*mut u8, Error> {
+        self.out.reserve(room + 1)?;
+        // SAFETY: what is written through the pointer stays within the `room + 1` reserved
+        // (the callers' contract with `number_written`).
+        Ok(unsafe { self.out.tail() })
+    }
+
+    /// Ends a number of `len` bytes written at `dst` (from [`Self::number_room`]) with its
+    /// separator.
     ///
     /// # Safety
-    /// `write` writes at most `room` bytes at the pointer it is given.
+    /// `dst` came from `number_room` with a `room` of at least `len`, and nothing was written
+    /// to the output since.
     #[inline(always)]
-    unsafe fn number(&mut self, room: usize, write: impl FnOnce(*mut u8) -> usize) -> Res {
-        self.out.reserve(room + 1)?;
-        // SAFETY: `room + 1` bytes were reserved: the text, then the separator right after it.
+    unsafe fn number_written(&mut self, dst: *mut u8, len: usize) -> Res {
+        // SAFETY: `room + 1` bytes were reserved at `dst`, and `len <= room`.
         unsafe {
-            let dst = self.out.tail();
-            let n = write(dst);
-            *dst.add(n) = b',';
-            self.out.advance(n + 1);
+            *dst.add(len) = b',';
+            self.out.advance(len + 1);
         }
         Ok(())
     }
@@ -174,8 +185,9 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(i64_text(v).as_bytes());
         }
-        // SAFETY: `write_i64` writes at most `int_text::ROOM` bytes, and returns the length.
-        unsafe { self.number(int_text::ROOM, |dst| write_i64(v, dst)) }
+        let dst = self.number_room(int_text::ROOM)?;
+        // SAFETY: `write_i64` writes at most `int_text::ROOM` bytes at `dst` and returns the length.
+        unsafe { self.number_written(dst, write_i64(v, dst)) }
     }
 
     #[inline(always)]
@@ -183,8 +195,9 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(u64_text(v).as_bytes());
         }
-        // SAFETY: `write_u64` writes at most `int_text::ROOM` bytes, and returns the length.
-        unsafe { self.number(int_text::ROOM, |dst| write_u64(v, dst)) }
+        let dst = self.number_room(int_text::ROOM)?;
+        // SAFETY: `write_u64` writes at most `int_text::ROOM` bytes at `dst` and returns the length.
+        unsafe { self.number_written(dst, write_u64(v, dst)) }
     }
 
     /// NaN and the infinities have no JSON form: `null`.
@@ -196,8 +209,9 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(f64_text(v).as_bytes());
         }
-        // SAFETY: `write_f64` writes at most `float_text::ROOM` bytes, and returns the length.
-        unsafe { self.number(float_text::ROOM, |dst| write_f64(v, dst)) }
+        let dst = self.number_room(float_text::ROOM)?;
+        // SAFETY: `write_f64` writes at most `float_text::ROOM` bytes at `dst` and returns the length.
+        unsafe { self.number_written(dst, write_f64(v, dst)) }
     }
 
     #[inline(always)]
@@ -208,8 +222,9 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         if self.in_key {
             return self.quoted_key(f32_text(v).as_bytes());
         }
-        // SAFETY: `write_f32` writes at most `float_text::ROOM` bytes, and returns the length.
-        unsafe { self.number(float_text::ROOM, |dst| write_f32(v, dst)) }
+        let dst = self.number_room(float_text::ROOM)?;
+        // SAFETY: `write_f32` writes at most `float_text::ROOM` bytes at `dst` and returns the length.
+        unsafe { self.number_written(dst, write_f32(v, dst)) }
     }
 
     #[inline(always)]
