@@ -53,10 +53,10 @@ unsafe fn put_pair(dst: *mut u8, pair: usize) {
 
 /// Writes `v` in decimal at `dst` and returns the length.
 ///
-/// Values under 10,000 (most ints in documents: counts, ids, flags, coordinates) take branches
-/// on their size. The length then comes from the predicted branch, so the next value's position
-/// in the output need not wait for it; counting the digits arithmetically puts a chain of
-/// dependent instructions between one number's position and the next.
+/// Values under 10,000 (counts, flags, indices, small codes) take branches on their size. The
+/// length then comes from the predicted branch, so the next value's position in the output
+/// need not wait for it; counting the digits arithmetically puts a chain of dependent
+/// instructions between one number's position and the next.
 ///
 /// # Safety
 /// `dst` has room for `ROOM` bytes.
