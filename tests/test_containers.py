@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import struct
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -218,6 +222,67 @@ def test_dict_mutated_during_packing(mutation: str, option: int | None) -> None:
     }[mutation]
     with pytest.raises(MsgpackEncodeError):
         _pack_with_mutation(doc, action, option)
+
+
+# A dict key whose writing runs Python code (an enum whose `value` is a property) that empties
+# the dict. Run in a child process with CPython's debug allocator, which overwrites freed
+# memory: reading the freed value or key tuple crashes there instead of reading stale bytes.
+_KEY_EMPTIES_DICT = """
+import enum
+import fastmsgpack
+
+class Color(enum.Enum):
+    RED = 1
+
+    @property
+    def value(self):
+        doc.clear()
+        return "red"
+
+doc = {THE_KEY: [[i] for i in range(50)]}
+try:
+    fastmsgpack.packb(doc, option=fastmsgpack.OPT_NON_STR_KEYS)
+except fastmsgpack.MsgpackEncodeError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "Color.RED",
+        # Fresh objects after the enum, owned by the key tuple alone.
+        '(Color.RED, "".join(["x"] * 40), float("1.5"), b"".join([b"y"] * 30))',
+    ],
+    ids=["enum", "tuple-with-enum"],
+)
+def test_key_that_empties_its_dict_leaves_entry_alive(key: str) -> None:
+    script = textwrap.dedent(_KEY_EMPTIES_DICT).replace("THE_KEY", key)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONMALLOC": "debug"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "dict changed size while it was being packed"
+
+
+def test_default_that_empties_the_list_and_raises() -> None:
+    class Custom:
+        pass
+
+    items: list[Any] = [Custom(), 1]
+
+    def default(obj: object) -> Any:
+        items.clear()
+        raise ZeroDivisionError("nope")
+
+    with pytest.raises(MsgpackEncodeError, match="Custom") as info:
+        fastmsgpack.packb(items, default=default)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
 
 
 def test_mutating_an_unrelated_container_is_fine() -> None:

@@ -26,6 +26,36 @@ pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
     }
 }
 
+/// The UTF-8 of a str when it is at hand without encoding: a compact ASCII string's own
+/// characters, or the UTF-8 form CPython keeps on a string once it has made one. `None` means
+/// the string must be encoded by [`str_utf8`], which fails (raising) on lone surrogates.
+///
+/// # Safety
+/// As for [`str_utf8`].
+#[inline(always)]
+pub unsafe fn str_utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
+    // SAFETY: `obj` is a live str. Compact ASCII strings are read as in `str_utf8`; every other
+    // str starts with the `PyCompactUnicodeObject` fields, whose `utf8` is null until CPython
+    // stores the string's UTF-8 form (`utf8_length` bytes, kept until the string dies).
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) != 0 {
+            let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
+            let data = ffi::PyUnicode_DATA(obj) as *const u8;
+            return Some(std::slice::from_raw_parts(data, len));
+        }
+        #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+        {
+            let compact = obj.cast::<ffi::PyCompactUnicodeObject>();
+            let utf8 = (*compact).utf8;
+            if !utf8.is_null() {
+                let len = (*compact).utf8_length as usize;
+                return Some(std::slice::from_raw_parts(utf8 as *const u8, len));
+            }
+        }
+        None
+    }
+}
+
 #[inline(never)]
 unsafe fn str_utf8_slow<'a>(obj: Obj) -> Option<&'a [u8]> {
     let mut size: ffi::Py_ssize_t = 0;

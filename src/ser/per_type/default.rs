@@ -16,9 +16,13 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         return Err(unsafe { error::unsupported(obj) });
     };
     let st = st.enter_default()?;
-    // SAFETY: `default` is kept alive by the caller of packb, `obj` by the caller.
-    let replacement = unsafe { ffi::call1(default, obj) }
-        // SAFETY: forwarded from the caller.
-        .map_err(|cause| unsafe { error::default_failed(obj, cause) })?;
+    // The call runs Python code, which could free `obj` (by emptying its container) before the
+    // error below reads it.
+    // SAFETY: forwarded from the caller.
+    let obj = unsafe { ffi::Owned::from_borrowed(obj) };
+    // SAFETY: `default` is kept alive by the caller of packb, `obj` here.
+    let replacement = unsafe { ffi::call1(default, obj.as_ptr()) }
+        // SAFETY: `obj` is held.
+        .map_err(|cause| unsafe { error::default_failed(obj.as_ptr(), cause) })?;
     dispatch::write(replacement.as_ptr(), st, cx, e)
 }

@@ -49,10 +49,8 @@ unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) ->
             return Err(error::changed_size("dict"));
         }
         e.map_key(n)?;
-        // SAFETY: keys are live while the dict holds them; writing a key runs no Python code.
-        unsafe { per_type::key::write(key, st, cx, e)? };
-        e.map_value()?;
-        dispatch::write(value, st, cx, e)?;
+        // SAFETY: the dict holds the entry, and no Python code has run since it was read.
+        unsafe { per_type::key::write_entry(key, value, st, cx, e)? };
         n += 1;
     }
     // SAFETY: as above.

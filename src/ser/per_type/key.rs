@@ -5,10 +5,48 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, int_value, IntValue, Obj, TypePtr};
+use crate::ffi::{self, int_value, IntValue, Obj, Owned, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
-use crate::ser::{error, per_type, Ctx};
+use crate::ser::{dispatch, error, per_type, Ctx};
+
+/// A dict entry: its key, then (after `map_value`) its value.
+///
+/// # Safety
+/// `key` and `value` are live, held by a dict that the caller holds; the GIL is held.
+#[inline(always)]
+pub unsafe fn write_entry<E: Emitter>(key: Obj, value: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if ffi::type_of(key) == ffi::str_type() {
+            if let Some(utf8) = ffi::str_utf8_ready(key) {
+                e.str(utf8)?;
+                e.map_value()?;
+                return dispatch::write(value, st, cx, e);
+            }
+        }
+        write_entry_held(key, value, st, cx, e)
+    }
+}
+
+/// An entry whose key can run Python code while it is written (a key that needs encoding, or
+/// one that is not a str). That code could remove the entry from the dict and so free the key
+/// or the value: both are held.
+#[inline(never)]
+unsafe fn write_entry_held<E: Emitter>(
+    key: Obj,
+    value: Obj,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> Res {
+    // SAFETY: forwarded from the caller.
+    let (key, value) = unsafe { (Owned::from_borrowed(key), Owned::from_borrowed(value)) };
+    // SAFETY: both are held.
+    unsafe { write(key.as_ptr(), st, cx, e)? };
+    e.map_value()?;
+    dispatch::write(value.as_ptr(), st, cx, e)
+}
 
 /// # Safety
 /// `key` is live; the GIL is held.
@@ -26,6 +64,8 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     }
 }
 
+/// Keys of the richer types can run Python code; a tuple key is held by the caller, which keeps
+/// its items alive.
 #[inline(never)]
 unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller; each branch reads `key` as the type it was checked to be.
