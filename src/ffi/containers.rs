@@ -96,6 +96,27 @@ pub unsafe fn hold(obj: Obj) -> Owned {
     unsafe { Owned::from_borrowed(obj) }
 }
 
+/// Runs `walk` with a reference to `obj` taken for its duration (the container walks' hold).
+///
+/// Unlike [`hold`], nothing is dropped at the end, so the walk needs no cleanup path for
+/// unwinding: with `hold`, `json.dumps` of the canada document (111,000 small lists) took 2935
+/// µs against 2750 µs this way. The cost is that a panic unwinding through `walk` (a bug: the
+/// serializer does not panic) leaves the reference behind; errors are returned, not unwound,
+/// and release it.
+///
+/// # Safety
+/// `obj` is a live object and the GIL is held.
+#[inline(always)]
+pub unsafe fn while_held<R>(obj: Obj, walk: impl FnOnce() -> R) -> R {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::Py_INCREF(obj) };
+    let result = walk();
+    // SAFETY: the reference taken above; releasing it may free `obj` and run Python code,
+    // after the walk is done with it.
+    unsafe { ffi::Py_DECREF(obj) };
+    result
+}
+
 /// Number of items of a set or frozenset (or subclass).
 ///
 /// # Safety

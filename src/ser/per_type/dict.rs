@@ -36,28 +36,29 @@ unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) ->
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::dict_len(obj) };
     // SAFETY: forwarded from the caller.
-    let _hold = unsafe { ffi::hold(obj) };
-    if st.has(opt::SORT_KEYS) {
-        // SAFETY: as above.
-        return unsafe { write_sorted(obj, len, st, cx, e) };
+    unsafe {
+        ffi::while_held(obj, || {
+            if st.has(opt::SORT_KEYS) {
+                return write_sorted(obj, len, st, cx, e);
+            }
+            e.map_begin(len)?;
+            let mut n = 0;
+            // SAFETY: the dict is held while iterating.
+            for (key, value) in DictIter::new(obj) {
+                if n == len {
+                    return Err(error::changed_size("dict"));
+                }
+                e.map_key(n)?;
+                // SAFETY: the dict holds the entry, and no Python code has run since it was read.
+                per_type::key::write_entry(key, value, st, cx, e)?;
+                n += 1;
+            }
+            if n != len || ffi::dict_len(obj) != len {
+                return Err(error::changed_size("dict"));
+            }
+            e.map_end()
+        })
     }
-    e.map_begin(len)?;
-    let mut n = 0;
-    // SAFETY: the dict is held by `_hold` while iterating.
-    for (key, value) in unsafe { DictIter::new(obj) } {
-        if n == len {
-            return Err(error::changed_size("dict"));
-        }
-        e.map_key(n)?;
-        // SAFETY: the dict holds the entry, and no Python code has run since it was read.
-        unsafe { per_type::key::write_entry(key, value, st, cx, e)? };
-        n += 1;
-    }
-    // SAFETY: as above.
-    if n != len || unsafe { ffi::dict_len(obj) } != len {
-        return Err(error::changed_size("dict"));
-    }
-    e.map_end()
 }
 
 /// One entry to sort: the key's UTF-8 (borrowed from `key`, or from `replaced` when lone

@@ -36,21 +36,23 @@ unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Re
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::var_size(obj) };
     // SAFETY: forwarded from the caller.
-    let _hold = unsafe { ffi::hold(obj) };
-    e.array_begin(len)?;
-    for i in 0..len {
-        // SAFETY: forwarded from the caller; `list_get` bounds-checks against the live length.
-        let Some(item) = (unsafe { ffi::list_get(obj, i) }) else {
-            return Err(error::changed_size("list"));
-        };
-        e.array_item(i)?;
-        dispatch::write(item, st, cx, e)?;
+    unsafe {
+        ffi::while_held(obj, || {
+            e.array_begin(len)?;
+            for i in 0..len {
+                // SAFETY: the list is held; `list_get` bounds-checks against the live length.
+                let Some(item) = ffi::list_get(obj, i) else {
+                    return Err(error::changed_size("list"));
+                };
+                e.array_item(i)?;
+                dispatch::write(item, st, cx, e)?;
+            }
+            if ffi::var_size(obj) != len {
+                return Err(error::changed_size("list"));
+            }
+            e.array_end()
+        })
     }
-    // SAFETY: forwarded from the caller.
-    if unsafe { ffi::var_size(obj) } != len {
-        return Err(error::changed_size("list"));
-    }
-    e.array_end()
 }
 
 /// A `tuple` as an array.
@@ -61,13 +63,15 @@ unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Re
 pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller; holding the tuple keeps its (immutable) items alive.
-    let _hold = unsafe { ffi::hold(obj) };
-    // SAFETY: as above.
-    let items = unsafe { ffi::tuple_items(obj) };
-    e.array_begin(items.len())?;
-    for (i, &item) in items.iter().enumerate() {
-        e.array_item(i)?;
-        dispatch::write(item, st, cx, e)?;
+    unsafe {
+        ffi::while_held(obj, || {
+            let items = ffi::tuple_items(obj);
+            e.array_begin(items.len())?;
+            for (i, &item) in items.iter().enumerate() {
+                e.array_item(i)?;
+                dispatch::write(item, st, cx, e)?;
+            }
+            e.array_end()
+        })
     }
-    e.array_end()
 }
