@@ -64,6 +64,20 @@ pub struct DictIter {
     pos: ffi::Py_ssize_t,
     /// Read the combined table directly (decided once: a combined table never becomes split).
     direct: bool,
+    /// Where the entries of the table last read start, and what that depends on.
+    #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+    table: Table,
+}
+
+#[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+#[derive(Clone, Copy)]
+struct Table {
+    keys: *const layout::Keys,
+    /// `dk_log2_index_bytes` and `dk_kind`: with the address, they fix where the entries start
+    /// and how they are laid out, so a new table at a freed one's address is told apart.
+    shape: (u8, u8),
+    entries: *const u8,
+    unicode: bool,
 }
 
 impl DictIter {
@@ -80,34 +94,44 @@ impl DictIter {
             dict,
             pos: 0,
             direct,
+            #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+            table: Table {
+                keys: std::ptr::null(),
+                shape: (0, 0),
+                entries: std::ptr::null(),
+                unicode: false,
+            },
         }
     }
 
-    /// The next entry from the combined table. Everything is read again at each step, so an
-    /// entry added, removed or a table replaced (by Python code run between steps) is seen as
-    /// `PyDict_Next` would see it, and `pos` never goes past the live table.
+    /// The next entry from the combined table. The dict's table and its entry count are read
+    /// again at each step, so an entry added, removed or a table replaced (by Python code run
+    /// between steps) is seen as `PyDict_Next` would see it, and `pos` never goes past the
+    /// live table.
     #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
     #[inline(always)]
     fn next_direct(&mut self) -> Option<(Obj, Obj)> {
         use layout::*;
         // SAFETY: `dict` is live (caller's contract) and combined, so `ma_keys` is its table;
-        // `pos < dk_nentries` keeps the entry read within the table's entries, which start
-        // after the header and the `1 << dk_log2_index_bytes` bytes of indices.
+        // `table` holds where that table's entries start (same address and shape), and
+        // `pos < dk_nentries` keeps the entry read within them.
         unsafe {
             let keys = (*self.dict.cast::<Dict>()).ma_keys;
-            let used = (*keys).dk_nentries;
-            let kind = (*keys).dk_kind;
-            if kind != KEYS_UNICODE && kind != KEYS_GENERAL {
-                return self.next_api();
+            let shape = ((*keys).dk_log2_index_bytes, (*keys).dk_kind);
+            if keys != self.table.keys || shape != self.table.shape {
+                match Self::table(keys) {
+                    Some(table) => self.table = table,
+                    None => return self.next_api(),
+                }
             }
-            let entries = keys
-                .cast::<u8>()
-                .add(std::mem::size_of::<Keys>())
-                .add(1usize << (*keys).dk_log2_index_bytes);
+            let used = (*keys).dk_nentries;
+            let Table {
+                entries, unicode, ..
+            } = self.table;
             while self.pos < used {
                 let i = self.pos as usize;
                 self.pos += 1;
-                let (key, value) = if kind == KEYS_UNICODE {
+                let (key, value) = if unicode {
                     let e = &*entries.cast::<UnicodeEntry>().add(i);
                     (e.key, e.value)
                 } else {
@@ -119,6 +143,34 @@ impl DictIter {
                 }
             }
             None
+        }
+    }
+
+    /// Where a table's entries start; `None` for a kind not read directly.
+    ///
+    /// # Safety
+    /// `keys` is the live table of a combined dict.
+    #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+    #[inline(always)]
+    unsafe fn table(keys: *const layout::Keys) -> Option<Table> {
+        use layout::*;
+        // SAFETY: the entries start after the header and the `1 << dk_log2_index_bytes` bytes
+        // of indices.
+        unsafe {
+            let kind = (*keys).dk_kind;
+            if kind != KEYS_UNICODE && kind != KEYS_GENERAL {
+                return None;
+            }
+            let entries = keys
+                .cast::<u8>()
+                .add(std::mem::size_of::<Keys>())
+                .add(1usize << (*keys).dk_log2_index_bytes);
+            Some(Table {
+                keys,
+                shape: ((*keys).dk_log2_index_bytes, kind),
+                entries,
+                unicode: kind == KEYS_UNICODE,
+            })
         }
     }
 
