@@ -14,15 +14,30 @@ use super::{Obj, Owned};
 /// `obj` is a live `str` instance, the GIL is held, and the slice is not used after `obj` dies.
 #[inline(always)]
 pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
-    // SAFETY: `obj` is a live str; compact ASCII strings store their characters, which are
-    // their UTF-8 bytes, right after the header, `length` bytes long.
+    // SAFETY: forwarded from the caller.
     unsafe {
-        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) != 0 {
-            let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
-            let data = ffi::PyUnicode_DATA(obj) as *const u8;
-            return Some(std::slice::from_raw_parts(data, len));
+        match compact_ascii(obj) {
+            Some(utf8) => Some(utf8),
+            None => str_utf8_slow(obj),
         }
-        str_utf8_slow(obj)
+    }
+}
+
+/// A compact ASCII string's characters, which are its UTF-8; `None` for any other str.
+///
+/// # Safety
+/// As for [`str_utf8`].
+#[inline(always)]
+unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
+    // SAFETY: `obj` is a live str; compact ASCII strings store their characters right after
+    // the header, `length` bytes long.
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) == 0 {
+            return None;
+        }
+        let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
+        let data = ffi::PyUnicode_DATA(obj) as *const u8;
+        Some(std::slice::from_raw_parts(data, len))
     }
 }
 
@@ -34,14 +49,12 @@ pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
 /// As for [`str_utf8`].
 #[inline(always)]
 pub unsafe fn str_utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
-    // SAFETY: `obj` is a live str. Compact ASCII strings are read as in `str_utf8`; every other
-    // str starts with the `PyCompactUnicodeObject` fields, whose `utf8` is null until CPython
-    // stores the string's UTF-8 form (`utf8_length` bytes, kept until the string dies).
+    // SAFETY: `obj` is a live str. Every str that is not compact ASCII starts with the
+    // `PyCompactUnicodeObject` fields, whose `utf8` is null until CPython stores the string's
+    // UTF-8 form (`utf8_length` bytes, kept until the string dies).
     unsafe {
-        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) != 0 {
-            let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
-            let data = ffi::PyUnicode_DATA(obj) as *const u8;
-            return Some(std::slice::from_raw_parts(data, len));
+        if let Some(utf8) = compact_ascii(obj) {
+            return Some(utf8);
         }
         #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
         {
