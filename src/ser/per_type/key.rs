@@ -48,8 +48,11 @@ unsafe fn write_entry_held<E: Emitter>(
     dispatch::write(value.as_ptr(), st, cx, e)
 }
 
+/// A dict key.
+///
 /// # Safety
-/// `key` is live; the GIL is held.
+/// `key` is held by the caller (writing a key of a richer type can run Python code, which could
+/// otherwise free it); the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
