@@ -251,3 +251,33 @@ def test_strings_escaped_at_every_position_like_orjson(special: str) -> None:
                 assert dumps(doc) == orjson.dumps(doc), repr(doc)
                 indent = fastmsgpack.OPT_INDENT_2
                 assert dumps(doc, option=indent) == orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+
+
+def _ints_of_every_length() -> list[int]:
+    """Each digit count from 1 to 20 at its edges and in between, both signs where they fit."""
+    values = [0]
+    for digits in range(1, 21):
+        low, high = 10 ** (digits - 1), 10**digits - 1
+        for v in (low, low + 1, (low + high) // 2, high - 1, high, 5 * low - 1, 7 * low + 3):
+            if v <= 2**64 - 1:
+                values.append(v)
+            if v <= 2**63:
+                values.append(-v)
+    return values + [2**63 - 1, 2**64 - 1, -(2**63)]
+
+
+INTS_OF_EVERY_LENGTH = _ints_of_every_length()
+
+
+def test_ints_of_every_length_like_orjson() -> None:
+    # The writer takes a different path for each digit count and stores whole words past the
+    # digits it keeps; the text must not depend on what comes after a number, or before it.
+    mixed = INTS_OF_EVERY_LENGTH
+    assert dumps(mixed) == orjson.dumps(mixed)
+    assert dumps(mixed[::-1]) == orjson.dumps(mixed[::-1])
+    for v in mixed:
+        doc = {"a": v, "b": [v, -1, v], "c": [1, v, "x", v]}
+        assert dumps(doc) == orjson.dumps(doc), v
+        keyed = {v: v}
+        non_str = fastmsgpack.OPT_NON_STR_KEYS
+        assert dumps(keyed, option=non_str) == orjson.dumps(keyed, option=orjson.OPT_NON_STR_KEYS)

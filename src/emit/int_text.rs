@@ -16,30 +16,6 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// `LOWER[t]` is the smallest number with `t + 1` digits, except `LOWER[0] = 0`.
-const LOWER: [u64; 20] = {
-    let mut t = [0u64; 20];
-    let mut i = 1;
-    let mut p = 10u64;
-    while i < 20 {
-        t[i] = p;
-        p = p.wrapping_mul(10);
-        i += 1;
-    }
-    t
-};
-
-/// The number of decimal digits of `v` (1 for 0).
-#[inline(always)]
-fn decimal_len(v: u64) -> usize {
-    // With b the bit length, v has t = floor(b log10 2) digits or t + 1, and t + 1 exactly when
-    // v >= 10^t. 1233 / 4096 is log10 2 rounded down, which gives the same t for every b up
-    // to 64 (the tests cover each length's edges).
-    let bits = 64 - (v | 1).leading_zeros() as usize;
-    let t = (bits * 1233) >> 12;
-    t + usize::from(v >= LOWER[t])
-}
-
 /// # Safety
 /// `dst` has room for 2 bytes; `pair < 100`.
 #[inline(always)]
@@ -51,18 +27,81 @@ unsafe fn put_pair(dst: *mut u8, pair: usize) {
     }
 }
 
+/// The eight decimal digits of `v` (under 100,000,000, with leading zeros) as ASCII, the first
+/// digit in the lowest byte: stored little-endian, they read in order.
+///
+/// The digits are split in halves, quarters and single digits inside one 64-bit word (two
+/// lanes of 32 bits, then four of 16, then eight of 8); each split divides every lane at
+/// once, so eight digits take three splits and one store, and no table lookups.
+#[inline(always)]
+fn digits_8(v: u32) -> u64 {
+    debug_assert!(v < 100_000_000);
+    // Lanes of 32 bits: the first four digits, then the last four.
+    let x = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
+    // x / 100 per lane: for x < 10,000 the product stays under 2**27, so no lane spills into
+    // the next, and (x * 10486) >> 20 equals x / 100 there (checked for every x in the tests).
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    // Lanes of 16 bits, each under 100.
+    let x = hundreds | (x - hundreds * 100) << 16;
+    // x / 10 per lane: x * 103 < 2**14 for x < 100, and (x * 103) >> 10 equals x / 10 there.
+    let tens = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
+    // Lanes of 8 bits, one digit each.
+    let x = tens | (x - tens * 10) << 8;
+    x | 0x3030_3030_3030_3030
+}
+
+/// Stores eight bytes of ASCII digits.
+///
+/// # Safety
+/// `dst` has room for 8 bytes.
+#[inline(always)]
+unsafe fn put_u64(dst: *mut u8, digits: u64) {
+    // SAFETY: the caller gave 8 bytes.
+    unsafe { dst.cast::<u64>().write_unaligned(digits.to_le()) }
+}
+
 /// Writes `v` in decimal at `dst` and returns the length.
 ///
-/// Values under 10,000 (counts, flags, indices, small codes) take branches on their size. The
-/// length then comes from the predicted branch, so the next value's position in the output
-/// need not wait for it; counting the digits arithmetically puts a chain of dependent
-/// instructions between one number's position and the next.
+/// The length comes from branches on the value's size, each writing a fixed number of
+/// digits: the next value's position in the output then follows the predicted branch instead
+/// of waiting for a digit count computed from the value, which put a chain of dependent
+/// instructions between one number and the next. From five digits on, all eight digits are
+/// made before the branches (`digits_8`) and each branch only drops the leading zeros, so a
+/// mispredicted length, as in a list of counts of every size, wastes little work.
 ///
 /// # Safety
 /// `dst` has room for `ROOM` bytes.
 #[inline(always)]
 pub unsafe fn write_u64(v: u64, dst: *mut u8) -> usize {
-    // SAFETY: each branch writes exactly the length it returns, at most 4 bytes.
+    // SAFETY: each branch writes within the `ROOM` bytes, and returns the number of digits.
+    unsafe {
+        if v < 100_000_000 {
+            return write_under_1e8(v as u32, dst);
+        }
+        if v < 10_000_000_000 {
+            let (high, low) = ((v / 100_000_000) as u32, (v % 100_000_000) as u32);
+            if high < 10 {
+                *dst = b'0' + high as u8;
+                put_u64(dst.add(1), digits_8(low));
+                return 9;
+            }
+            put_pair(dst, high as usize);
+            put_u64(dst.add(2), digits_8(low));
+            return 10;
+        }
+        write_long(v, dst)
+    }
+}
+
+/// Writes `v` (under 100,000,000) in decimal at `dst` and returns the length.
+///
+/// # Safety
+/// `dst` has room for 8 bytes.
+#[inline(always)]
+unsafe fn write_under_1e8(v: u32, dst: *mut u8) -> usize {
+    // SAFETY: every store is of at most 8 bytes at `dst`. Five to eight digits store all
+    // eight digits of `v` shifted past its leading zeros; the bytes after the number are
+    // overwritten by what follows it.
     unsafe {
         if v < 100 {
             if v < 10 {
@@ -83,42 +122,44 @@ pub unsafe fn write_u64(v: u64, dst: *mut u8) -> usize {
             put_pair(dst.add(2), low);
             return 4;
         }
-        write_long(v, dst)
+        let digits = digits_8(v);
+        if v < 1_000_000 {
+            if v < 100_000 {
+                put_u64(dst, digits >> 24);
+                return 5;
+            }
+            put_u64(dst, digits >> 16);
+            return 6;
+        }
+        if v < 10_000_000 {
+            put_u64(dst, digits >> 8);
+            return 7;
+        }
+        put_u64(dst, digits);
+        8
     }
 }
 
-/// Writes `v` (at least 10,000) in decimal at `dst` and returns the length.
+/// Writes `v` (at least 10,000,000,000) in decimal at `dst` and returns the length: its
+/// leading digits, then eight or sixteen more.
 ///
 /// # Safety
 /// `dst` has room for `ROOM` bytes.
-#[inline(always)]
+#[inline(never)]
 unsafe fn write_long(v: u64, dst: *mut u8) -> usize {
-    let n = decimal_len(v);
-    // SAFETY: every store lands in `dst[..n]`, and `n <= ROOM`: the digits are laid out from the
-    // end, four, then two, then one at a time.
+    let (high, low) = (v / 100_000_000, (v % 100_000_000) as u32);
+    // SAFETY: `u64::MAX` has 20 digits: at most 4 leading ones and 16 more, all within `ROOM`.
     unsafe {
-        let mut end = dst.add(n);
-        let mut rest = v;
-        while rest >= 10_000 {
-            let four = (rest % 10_000) as usize;
-            rest /= 10_000;
-            end = end.sub(4);
-            put_pair(end, four / 100);
-            put_pair(end.add(2), four % 100);
-        }
-        let mut rest = rest as usize;
-        if rest >= 100 {
-            end = end.sub(2);
-            put_pair(end, rest % 100);
-            rest /= 100;
-        }
-        if rest >= 10 {
-            put_pair(end.sub(2), rest);
+        let n = if high < 100_000_000 {
+            write_under_1e8(high as u32, dst)
         } else {
-            *end.sub(1) = b'0' + rest as u8;
-        }
+            let n = write_under_1e8((high / 100_000_000) as u32, dst);
+            put_u64(dst.add(n), digits_8((high % 100_000_000) as u32));
+            n + 8
+        };
+        put_u64(dst.add(n), digits_8(low));
+        n + 8
     }
-    n
 }
 
 /// Writes `v` in decimal at `dst` and returns the length.
@@ -160,6 +201,28 @@ mod tests {
 
     fn unsigned(v: u64) -> String {
         String::from_utf8(u64_text(v).as_bytes().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn lane_divisions_are_exact_over_their_ranges() {
+        for x in 0..10_000u64 {
+            assert_eq!((x * 10_486) >> 20, x / 100, "{x}");
+        }
+        for x in 0..100u64 {
+            assert_eq!((x * 103) >> 10, x / 10, "{x}");
+        }
+    }
+
+    #[test]
+    fn eight_digit_words_read_in_order() {
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            let word = digits_8(v).to_le_bytes();
+            assert_eq!(&word, format!("{v:08}").as_bytes(), "{v}");
+            v += 997;
+        }
+        let word = digits_8(99_999_999).to_le_bytes();
+        assert_eq!(&word, b"99999999");
     }
 
     #[test]
