@@ -148,7 +148,8 @@ unsafe fn write_under_1e8(v: u32, dst: *mut u8) -> usize {
 #[inline(never)]
 unsafe fn write_long(v: u64, dst: *mut u8) -> usize {
     let (high, low) = (v / 100_000_000, (v % 100_000_000) as u32);
-    // SAFETY: `u64::MAX` has 20 digits: at most 4 leading ones and 16 more, all within `ROOM`.
+    // SAFETY: the head takes at most 8 bytes, and at most 4 when sixteen digits follow (`v` has
+    // at most 20 digits); with eight bytes per group after it, that stays within `ROOM`.
     unsafe {
         let n = if high < 100_000_000 {
             write_under_1e8(high as u32, dst)
