@@ -1,6 +1,6 @@
-"""Outputs past the allocator's large-block size: the bytes are right on every call, however
-the output buffer is finished (copied out the first time a size is reached, shrunk in place
-after)."""
+"""Outputs past the allocator's large-block size: the bytes are right on every call, on the first
+call of a size (when the writer also hands the allocator a block of the buffer's size) and on
+later ones."""
 
 from __future__ import annotations
 

@@ -16,10 +16,10 @@ extern "C" {
 }
 
 /// Buffers from this size up are large for the C allocator (glibc maps them separately by
-/// default); see [`BytesWriter::finish_by_copy`].
+/// default); see [`release_block_of`].
 const LARGE: usize = 128 * 1024;
 
-/// The largest buffer capacity released by [`BytesWriter::finish_by_copy`] in this process.
+/// The largest buffer capacity passed to [`release_block_of`] in this process.
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
 /// A `bytes` object under construction, owned exclusively until [`BytesWriter::finish`].
@@ -178,7 +178,7 @@ impl BytesWriter {
     pub fn finish(mut self) -> Res<Obj> {
         if self.len != self.cap {
             if self.cap >= LARGE && RELEASED.fetch_max(self.cap, Ordering::Relaxed) < self.cap {
-                return self.finish_by_copy();
+                release_block_of(self.cap);
             }
             // SAFETY: as in `grow`; shrinking keeps the first `len` bytes.
             let rc = unsafe { _PyBytes_Resize(&mut self.obj, self.len as ffi::Py_ssize_t) };
@@ -191,31 +191,29 @@ impl BytesWriter {
         self.obj = std::ptr::null_mut();
         Ok(obj)
     }
+}
 
-    /// Copies the bytes written into a new object of their size, and frees the whole buffer.
-    ///
-    /// Shrinking a large buffer in place leaves the C allocator (glibc's, with its default
-    /// settings) seeing only blocks smaller than the ones requested while growing, so it keeps
-    /// serving every large output from fresh memory mappings: each call then pays a page fault
-    /// per 4 KiB written, which doubled the time of 1 MB outputs. Freeing a buffer of the full
-    /// size once lets it keep such blocks for reuse. Done the first time each larger size is
-    /// reached in the process, so a run of similar calls makes one extra copy in all.
-    #[cold]
-    #[inline(never)]
-    fn finish_by_copy(mut self) -> Res<Obj> {
-        // SAFETY: `self.obj` is live and its first `len` bytes were written; the new object is
-        // a separate allocation.
-        let copy = unsafe {
-            ffi::PyBytes_FromStringAndSize(
-                self.data().cast_const().cast(),
-                self.len as ffi::Py_ssize_t,
-            )
-        };
-        if copy.is_null() {
-            return Err(fetch_memory_error());
+/// Allocates a block of `size` bytes from the allocator that holds `bytes` objects and frees it
+/// at once, without writing to it.
+///
+/// A buffer that grew past glibc's mmap threshold was mapped separately, and shrinking it in
+/// place leaves the allocator seeing only frees smaller than the blocks requested while growing.
+/// glibc raises its threshold to the size of a freed mapped block (mallopt(3), up to 32 MiB on
+/// 64-bit), so without a free of the full size it keeps serving every output of that size from
+/// fresh mappings, and each call pays a page fault per 4 KiB written (this doubled the time of
+/// 1 MB outputs). Freeing an untouched block of the full size raises the threshold for the cost
+/// of mapping and unmapping it: no page of it becomes resident, and the output is not copied.
+/// Done the first time each larger size is reached in the process.
+#[cold]
+#[inline(never)]
+fn release_block_of(size: usize) {
+    // SAFETY: the GIL is held by every caller of the writer; the block is freed unread and
+    // unwritten, and a failed allocation (null) is simply not freed.
+    unsafe {
+        let block = ffi::PyObject_Malloc(size);
+        if !block.is_null() {
+            ffi::PyObject_Free(block);
         }
-        // `self` drops here, freeing the buffer.
-        Ok(copy)
     }
 }
 
