@@ -69,8 +69,8 @@ fn transcode_at<'py>(
     opts: Opt,
     whole: bool,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let input = de::input_of(py, data, "from_msgpack")?;
-    let bytes = input.as_slice();
+    let mut holder = None;
+    let bytes = de::input_of(py, data, &mut holder, "from_msgpack")?;
     // The output starts at about the input's size; for one object of a stream, at most
     // `STREAM_START` (the rest of the stream says little about one object).
     let mut start = bytes.len().saturating_sub(offset);

@@ -12,7 +12,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::ffi::{GcPause, InputBuffer, Known, Numpy};
+use crate::ffi::{self, GcPause, InputBuffer, Known, Numpy};
 use crate::opt;
 use crate::opt::Opt;
 use keycache::{KeyCache, KEY_CACHE};
@@ -30,13 +30,14 @@ pub fn unpackb<'py>(
     ext_hook: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let input = input_of(py, data, "unpackb")?;
+    let mut holder = None;
+    let input = input_of(py, data, &mut holder, "unpackb")?;
     // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
     let mut guard = KEY_CACHE.try_lock().ok();
     let keys = guard.as_deref_mut().map(cache_in);
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
-    let _gc = (input.as_slice().len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
+    let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
     let timestamps = if opts & opt::DATETIME_AS_TIMESTAMP_EXT != 0 {
         Some(Known::get(py)?)
     } else {
@@ -51,7 +52,7 @@ pub fn unpackb<'py>(
         None
     };
     let hook = ext_hook.map(|h| h.as_ptr());
-    let mut decoder = Decoder::new(py, input.as_slice(), opts, hook, timestamps, numpy, keys);
+    let mut decoder = Decoder::new(py, input, opts, hook, timestamps, numpy, keys);
     let value = decoder.decode_document().map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
@@ -81,14 +82,39 @@ fn cache_in(slot: &mut Option<KeyCache>) -> &mut KeyCache {
 /// The MessagePack input of the entry point `function`: bytes, bytearray or a C-contiguous
 /// memoryview, else a `TypeError` that names the function.
 ///
-/// Always inlined: as a call it made 3,000,000 unpacks of a 10-field message take 1.58 s instead
-/// of 1.50-1.53 s.
+/// `bytes` is read in place and needs nothing held; for the other types the export or copy that
+/// the bytes come from is put in `holder`, which must outlive them.
+///
+/// Always inlined, with the other types out of line, so that a `bytes` input stays a pointer and
+/// a length in registers. Returned as an `InputBuffer` instead, the buffer went through memory
+/// and was read back with a wider load than the stores that wrote it, which stalled the call (a
+/// failed store-to-load forward).
 #[inline(always)]
-pub fn input_of(py: Python<'_>, data: &Bound<'_, PyAny>, function: &str) -> PyResult<InputBuffer> {
-    // SAFETY: `data` is borrowed from the caller, so it is alive for the whole call (and so for as
-    // long as the returned buffer is read), and we are attached.
+pub fn input_of<'a>(
+    py: Python<'_>,
+    data: &'a Bound<'_, PyAny>,
+    holder: &'a mut Option<InputBuffer>,
+    function: &str,
+) -> PyResult<&'a [u8]> {
+    // SAFETY: `data` is borrowed for `'a`, and a bytes object's storage never changes.
+    if let Some(bytes) = unsafe { ffi::bytes_of(data.as_ptr()) } {
+        return Ok(bytes);
+    }
+    input_not_bytes(py, data, holder, function)
+}
+
+/// [`input_of`] for inputs that are not `bytes`.
+#[inline(never)]
+fn input_not_bytes<'a>(
+    py: Python<'_>,
+    data: &'a Bound<'_, PyAny>,
+    holder: &'a mut Option<InputBuffer>,
+    function: &str,
+) -> PyResult<&'a [u8]> {
+    // SAFETY: `data` is borrowed for `'a`, so it is alive for as long as the buffer is read, and
+    // we are attached.
     match unsafe { InputBuffer::acquire(data.as_ptr()) } {
-        Ok(Some(input)) => Ok(input),
+        Ok(Some(input)) => Ok(holder.insert(input).as_slice()),
         Ok(None) => Err(wrong_input_type(data, function)),
         Err(cause) => Err(not_contiguous(py, cause, function)),
     }

@@ -1,39 +1,33 @@
-//! The input of `unpackb`: bytes, bytearray or a C-contiguous memoryview.
+//! The input of `unpackb` when it is a bytearray or a C-contiguous memoryview (`bytes` is read
+//! in place, with [`super::bytes_of`]).
 
 use std::mem::MaybeUninit;
 
 use pyo3::ffi;
 use pyo3::PyErr;
 
-use super::{bytes_data, Obj};
+use super::Obj;
 
-/// Read access to the bytes of the object given to `unpackb`, held for the whole call.
+/// Read access to the bytes of a bytearray or memoryview given to `unpackb`, held for the whole
+/// call.
 ///
-/// Read-only memory (`bytes`, a memoryview of `bytes`) is read in place; a read-only export is
-/// held so it cannot be freed. Writable memory (`bytearray`, a memoryview of one) is copied
-/// first: Python code run during the decode (`ext_hook`, a finalizer) could otherwise change it
-/// while it is being read.
+/// Read-only memory (a memoryview of `bytes`) is read in place; a read-only export is held so it
+/// cannot be freed. Writable memory (`bytearray`, a memoryview of one) is copied first: Python
+/// code run during the decode (`ext_hook`, a finalizer) could otherwise change it while it is
+/// being read.
 pub enum InputBuffer {
-    Bytes { ptr: *const u8, len: usize },
     Exported(Box<ffi::Py_buffer>),
     Copied(Vec<u8>),
 }
 
 impl InputBuffer {
-    /// `Ok(None)` when `obj` is not an accepted input type.
+    /// `Ok(None)` when `obj` is neither a bytearray nor a memoryview.
     ///
     /// # Safety
     /// `obj` is live (and stays alive while the buffer is used) and the GIL is held.
     pub unsafe fn acquire(obj: Obj) -> Result<Option<InputBuffer>, PyErr> {
-        // SAFETY: type checks on a live object; for bytes the storage never changes.
+        // SAFETY: type checks on a live object.
         unsafe {
-            if ffi::PyBytes_Check(obj) != 0 {
-                let data = bytes_data(obj);
-                return Ok(Some(InputBuffer::Bytes {
-                    ptr: data.as_ptr(),
-                    len: data.len(),
-                }));
-            }
             if ffi::PyByteArray_Check(obj) == 0 && ffi::PyMemoryView_Check(obj) == 0 {
                 return Ok(None);
             }
@@ -66,15 +60,14 @@ impl InputBuffer {
 
     pub fn as_slice(&self) -> &[u8] {
         let (ptr, len) = match self {
-            InputBuffer::Bytes { ptr, len } => (*ptr, *len),
             InputBuffer::Exported(view) => (view.buf as *const u8, view.len as usize),
             InputBuffer::Copied(data) => return data,
         };
         if len == 0 {
             return &[];
         }
-        // SAFETY: the object (bytes) or the export (others) keeps `len` bytes at `ptr` alive
-        // and unchanged for as long as `self` lives.
+        // SAFETY: the export keeps `len` bytes at `ptr` alive and unchanged for as long as
+        // `self` lives.
         unsafe { std::slice::from_raw_parts(ptr, len) }
     }
 }

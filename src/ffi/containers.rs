@@ -68,6 +68,16 @@ pub unsafe fn bytes_data<'a>(obj: Obj) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(ffi::PyBytes_AS_STRING(obj) as *const u8, var_size(obj)) }
 }
 
+/// The content of `obj` if it is a `bytes` (or subclass), borrowed.
+///
+/// # Safety
+/// `obj` is live, and alive while the slice is used.
+#[inline(always)]
+pub unsafe fn bytes_of<'a>(obj: Obj) -> Option<&'a [u8]> {
+    // SAFETY: a type check on a live object, then as `bytes_data`.
+    unsafe { (ffi::PyBytes_Check(obj) != 0).then(|| bytes_data(obj)) }
+}
+
 /// The content of a `bytearray` (or subclass), borrowed.
 ///
 /// # Safety
