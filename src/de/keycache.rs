@@ -1,7 +1,11 @@
 //! A cache of short map-key strings, kept across calls: documents repeat the same keys, and a
 //! hit saves building and hashing a new `str`.
 
-use std::sync::Mutex;
+use std::cell::UnsafeCell;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pyo3::Python;
 
 #[cfg(test)]
 use crate::ffi::Obj;
@@ -24,14 +28,91 @@ pub struct KeyCache {
     slots: Vec<Option<Slot>>,
 }
 
-// SAFETY: the cache holds strong references to immutable `str` objects; it is only used, and
-// its references only created or released, by code attached to the interpreter while holding
-// the cache's mutex.
-unsafe impl Send for KeyCache {}
+/// The process-wide cache. A call that finds it claimed (a nested call from `ext_hook`, or
+/// another thread while the claiming one runs Python code) decodes without it.
+pub static KEY_CACHE: SharedKeyCache = SharedKeyCache {
+    claimed: AtomicBool::new(false),
+    cache: UnsafeCell::new(None),
+};
 
-/// The process-wide cache. A call that finds it busy (a nested call from `ext_hook`, or
-/// another thread) decodes without it.
-pub static KEY_CACHE: Mutex<Option<KeyCache>> = Mutex::new(None);
+/// A [`KeyCache`] that one call at a time can claim, made on first use.
+///
+/// Where the interpreter has a GIL, claiming and releasing take no locked instruction. With a
+/// mutex's lock and unlock instead, unpacking a 10-field map took 397-398 ns against 382-384 ns
+/// (CPython 3.11, one process, alternating builds).
+pub struct SharedKeyCache {
+    claimed: AtomicBool,
+    cache: UnsafeCell<Option<KeyCache>>,
+}
+
+// SAFETY: the cache (strong references to immutable `str` objects) is only reached through a
+// `KeyCacheClaim`, made by `claim` while attached, and at most one claim exists at a time.
+unsafe impl Sync for SharedKeyCache {}
+
+impl SharedKeyCache {
+    /// The cache for the current call, or `None` while another claim holds it.
+    #[inline(always)]
+    pub fn claim(&self, _attached: Python<'_>) -> Option<KeyCacheClaim<'_>> {
+        if !self.try_mark_claimed() {
+            return None;
+        }
+        // SAFETY: this claim is the only one (just marked), so nothing else refers to the cache
+        // until it is dropped.
+        let slot = unsafe { &mut *self.cache.get() };
+        Some(KeyCacheClaim {
+            claimed: &self.claimed,
+            cache: slot.get_or_insert_with(KeyCache::new),
+        })
+    }
+
+    /// With the GIL, only the thread holding it runs here, and nothing between the test and the
+    /// set can release it; the GIL's hand-over between threads orders the flag and the cache's
+    /// contents after what other threads did while they held it. Plain loads and stores suffice.
+    #[cfg(not(Py_GIL_DISABLED))]
+    #[inline(always)]
+    fn try_mark_claimed(&self) -> bool {
+        if self.claimed.load(Ordering::Acquire) {
+            return false;
+        }
+        self.claimed.store(true, Ordering::Relaxed);
+        true
+    }
+
+    /// Without the GIL, threads race for the flag.
+    #[cfg(Py_GIL_DISABLED)]
+    #[inline(always)]
+    fn try_mark_claimed(&self) -> bool {
+        self.claimed
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+}
+
+/// The claimed cache; dropping it lets the next call claim it.
+pub struct KeyCacheClaim<'a> {
+    claimed: &'a AtomicBool,
+    cache: &'a mut KeyCache,
+}
+
+impl Deref for KeyCacheClaim<'_> {
+    type Target = KeyCache;
+    fn deref(&self) -> &KeyCache {
+        self.cache
+    }
+}
+
+impl DerefMut for KeyCacheClaim<'_> {
+    fn deref_mut(&mut self) -> &mut KeyCache {
+        self.cache
+    }
+}
+
+impl Drop for KeyCacheClaim<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.claimed.store(false, Ordering::Release);
+    }
+}
 
 impl KeyCache {
     pub fn new() -> KeyCache {

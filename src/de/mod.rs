@@ -15,7 +15,7 @@ use pyo3::types::PyBytes;
 use crate::ffi::{self, GcPause, InputBuffer, Known, Numpy};
 use crate::opt;
 use crate::opt::Opt;
-use keycache::{KeyCache, KEY_CACHE};
+use keycache::KEY_CACHE;
 use msgpack::Decoder;
 
 pub use error::{DeError, Kind};
@@ -33,8 +33,8 @@ pub fn unpackb<'py>(
     let mut holder = None;
     let input = input_of(py, data, &mut holder, "unpackb")?;
     // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
-    let mut guard = KEY_CACHE.try_lock().ok();
-    let keys = guard.as_deref_mut().map(cache_in);
+    let mut claim = KEY_CACHE.claim(py);
+    let keys = claim.as_deref_mut();
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
@@ -66,17 +66,12 @@ pub fn unpack_at<'py>(
     offset: usize,
     opts: Opt,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let mut guard = KEY_CACHE.try_lock().ok();
-    let keys = guard.as_deref_mut().map(cache_in);
+    let mut claim = KEY_CACHE.claim(py);
+    let keys = claim.as_deref_mut();
     let mut decoder = Decoder::new(py, bytes, opts & opt::NON_STR_KEYS, None, None, None, keys);
     let (value, end) = decoder.decode_at(offset).map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
-}
-
-/// The cache in its slot, made on first use.
-fn cache_in(slot: &mut Option<KeyCache>) -> &mut KeyCache {
-    slot.get_or_insert_with(KeyCache::new)
 }
 
 /// The MessagePack input of the entry point `function`: bytes, bytearray or a C-contiguous
