@@ -93,7 +93,8 @@ def os_description() -> str:
 
 
 def run_options(report: dict[str, Any]) -> str | None:
-    """The timing options of the run, e.g. "max time 0.1 s, min rounds 3, warmup off"."""
+    """The timing options of the run, e.g. "max time 0.1 s, min rounds 3, min round time
+    0.0001 s, warmup off"."""
     for bench in report.get("benchmarks", []):
         options = bench.get("options") or {}
         if options:
@@ -101,7 +102,7 @@ def run_options(report: dict[str, Any]) -> str | None:
             gc_state = "disabled" if options.get("disable_gc") else "enabled"
             return (
                 f"max time {options.get('max_time')} s, min rounds {options.get('min_rounds')},"
-                f" warmup {warmup}, garbage collector {gc_state}, timer {options.get('timer')}"
+                f" min round time {options.get('min_time')} s, warmup {warmup}, garbage collector {gc_state}, timer {options.get('timer')}"
             )
     return None
 
