@@ -70,9 +70,11 @@ def test_peak_memory_is_about_one_output(dump: str, items: int) -> None:
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="checks glibc's malloc")
-@pytest.mark.parametrize("items", [10_000, 80_000])
+@pytest.mark.parametrize("items", [2_000, 4_100, 4_700, 8_224, 9_250, 10_000, 20_000, 80_000])
 def test_repeated_outputs_reuse_memory(items: int) -> None:
-    # 1 MB and 8 MB outputs, past glibc's initial mmap threshold of 128 KiB.
+    # Outputs of 200 KB to 8 MB, past glibc's initial mmap threshold of 128 KiB, each kept alive
+    # until the next is made. The sizes include ones that fill their buffer to 75-99%, which
+    # once made every call fault in most of its pages.
     size, faults_per_call = run_child(FAULTS_CHILD, str(items))
     assert size > 128 * 1024
     # Memory mapped afresh for each output would fault in every page of it.

@@ -35,7 +35,7 @@ pub use owned::Owned;
 pub use scalars::*;
 pub use text::*;
 pub use types::*;
-pub use writer::BytesWriter;
+pub use writer::{scratch, BytesWriter};
 
 pub use pyo3::ffi::PyObject;
 

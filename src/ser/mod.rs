@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::emit::{JsonCompat, JsonEmitter, MsgpackEmitter};
 use crate::error::Res;
-use crate::ffi::{BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
+use crate::ffi::{self, BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
 use crate::opt::{self, Opt};
 use state::State;
 
@@ -26,13 +26,6 @@ pub struct Ctx {
     /// object) and its offset in seconds: the datetimes of one call usually share one.
     pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
 }
-
-/// Initial capacity of the output; it doubles as needed and is trimmed at the end. With the
-/// bytes object's header it stays under the 512 bytes CPython's small-object allocator serves:
-/// a 1 KiB
-/// start cost 60 ns per call (packb(1): 137 ns -> 77 ns), and a 64-byte start grew twice on a
-/// 140-byte message (packb of the one-child route: 188 ns -> 167 ns).
-const INITIAL_CAPACITY: usize = 448;
 
 /// What stays the same for a whole call, looked up once.
 fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt) -> PyResult<Ctx> {
@@ -58,8 +51,10 @@ pub fn packb<'py>(
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
     let cx = context(py, default, opts)?;
-    // SAFETY: the GIL is held for the whole call (`py`).
-    let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };
+    let mut scratch = ffi::scratch();
+    // SAFETY: the GIL is held for the whole call (`py`), and `scratch` outlives the writer,
+    // which `finish` consumes before this function returns.
+    let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
     let writer = if opts & opt::JSON_COMPAT != 0 {
         let mut emitter = JsonCompat::new(MsgpackEmitter::new(writer));
         dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
@@ -80,8 +75,9 @@ pub fn json_dumps<'py>(
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
     let cx = context(py, default, opts)?;
-    // SAFETY: the GIL is held for the whole call (`py`).
-    let writer = unsafe { BytesWriter::with_capacity(INITIAL_CAPACITY)? };
+    let mut scratch = ffi::scratch();
+    // SAFETY: as in `packb`.
+    let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
     let mut writer = if opts & opt::INDENT_2 != 0 {
         write_json::<true>(obj.as_ptr(), opts, &cx, writer)?
     } else {
