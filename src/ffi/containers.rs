@@ -33,6 +33,16 @@ pub unsafe fn list_get(list: Obj, i: usize) -> Option<Obj> {
     }
 }
 
+/// Item `i` of a list (or subclass), borrowed, without a bounds check.
+///
+/// # Safety
+/// `list` is a live list with more than `i` items.
+#[inline(always)]
+pub unsafe fn list_item(list: Obj, i: usize) -> Obj {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::PyList_GET_ITEM(list, i as ffi::Py_ssize_t) }
+}
+
 /// The items of a tuple (or subclass), borrowed for as long as the tuple lives.
 ///
 /// # Safety

