@@ -24,13 +24,7 @@ pub unsafe fn var_size(obj: Obj) -> usize {
 #[inline(always)]
 pub unsafe fn list_get(list: Obj, i: usize) -> Option<Obj> {
     // SAFETY: `i` is checked against the list's current length before the read.
-    unsafe {
-        if i < var_size(list) {
-            Some(ffi::PyList_GET_ITEM(list, i as ffi::Py_ssize_t))
-        } else {
-            None
-        }
-    }
+    unsafe { (i < var_size(list)).then(|| list_item(list, i)) }
 }
 
 /// Item `i` of a list (or subclass), borrowed, without a bounds check.
