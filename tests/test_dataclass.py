@@ -243,3 +243,31 @@ def test_dataclass_holding_every_core_type() -> None:
     assert fastmsgpack.packb(value) == oracle_packb(expected)
     decoded = fastmsgpack.unpackb(fastmsgpack.packb(value))
     assert decoded == {**expected, "ext": fastmsgpack.Ext(5, b"xy")}
+
+
+class RecordingMeta(type):
+    """A metaclass whose ``__getattr__`` records the names it is asked for, then refuses them."""
+
+    asked: ClassVar[list[str]] = []
+
+    def __getattr__(cls, name: str) -> Any:
+        RecordingMeta.asked.append(name)
+        raise AttributeError(name)
+
+
+def test_dataclass_marker_is_looked_up_on_the_class_not_through_its_metaclass() -> None:
+    class Other(metaclass=RecordingMeta):
+        pass
+
+    @dataclasses.dataclass
+    class Point(metaclass=RecordingMeta):
+        x: int
+
+    RecordingMeta.asked.clear()
+    packed = fastmsgpack.packb([Other(), Point(1)], default=lambda obj: "other")
+    assert packed == oracle_packb(["other", {"x": 1}])
+    assert RecordingMeta.asked == []
+    assert fastmsgpack.packb(Point(2), option=fastmsgpack.OPT_SERIALIZE_PYDANTIC) == oracle_packb(
+        {"x": 2}
+    )
+    assert RecordingMeta.asked == []

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pydantic
 import pytest
-from conftest import assert_packs_like_ormsgpack, fast_option, oracle_packb
+from conftest import Format, assert_packs_like_ormsgpack, fast_option, oracle_packb
 
 import fastmsgpack
 from fastmsgpack import OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, MsgpackEncodeError
@@ -236,3 +236,70 @@ def test_fastmsgpack_never_imports_pydantic() -> None:
     assert result.returncode == 0, result.stderr
     n_options = len([name for name in dir(fastmsgpack) if name.startswith("OPT_")])
     assert result.stdout.split() == ["ok", str(n_options)]
+
+
+# --- how models are found and read ----------------------------------------------------------
+
+
+class RecordingModelMeta(type(pydantic.BaseModel)):  # type: ignore[misc]
+    """pydantic's metaclass with a ``__getattr__`` that records the names it is asked for."""
+
+    asked: ClassVar[list[str]] = []
+
+    def __getattr__(cls, name: str) -> Any:
+        RecordingModelMeta.asked.append(name)
+        return super().__getattr__(name)
+
+
+class Watched(pydantic.BaseModel, metaclass=RecordingModelMeta):
+    x: int = 1
+    inner: Inner = Inner()
+
+
+def test_finding_a_model_never_asks_its_metaclass_getattr(fmt: Format) -> None:
+    # pydantic's metaclass defines __getattr__, which raises AttributeError for every name it
+    # does not know: marker attributes are looked up on the class and its bases instead.
+    RecordingModelMeta.asked.clear()
+    assert fmt.round_trip([Watched(), Watched(x=2)], option=PYD) == [
+        {"x": 1, "inner": {"b": 2, "a": "x"}},
+        {"x": 2, "inner": {"b": 2, "a": "x"}},
+    ]
+    assert RecordingModelMeta.asked == []
+
+
+def test_names_with_underscore_in_dict_are_left_out_like_ormsgpack(fmt: Format) -> None:
+    model = Inner(b=3)
+    object.__setattr__(model, "_cache", [1])
+    assert model.__dict__ == {"b": 3, "a": "x", "_cache": [1]}
+    assert fmt.round_trip(model, option=PYD) == {"b": 3, "a": "x"}
+    assert fmt.round_trip(model, option=PYD | OPT_SORT_KEYS) == {"a": "x", "b": 3}
+    if fmt.name == "msgpack":
+        assert_packs_like_ormsgpack([model], option=PYD)
+
+
+def test_models_in_json_like_their_fields(fmt: Format) -> None:
+    for model, fields in MODELS:
+        assert fmt.encode(model, option=PYD) == fmt.encode(fields)
+        assert fmt.encode([model, {"m": model}], option=PYD) == fmt.encode([fields, {"m": fields}])
+
+
+def test_a_model_is_one_level_of_nesting(fmt: Format) -> None:
+    class Node(pydantic.BaseModel):
+        child: Node | None = None
+
+    def chain(levels: int) -> Node:
+        node = Node()
+        for _ in range(levels - 1):
+            node = Node(child=node)
+        return node
+
+    def plain(levels: int) -> dict[str, Any]:
+        obj: dict[str, Any] = {"child": None}
+        for _ in range(levels - 1):
+            obj = {"child": obj}
+        return obj
+
+    deepest = 254  # the packing nesting limit
+    assert fmt.encode(chain(deepest), option=PYD) == fmt.encode(plain(deepest))
+    with pytest.raises(fmt.encode_error):
+        fmt.encode(chain(deepest + 1), option=PYD)

@@ -62,16 +62,6 @@ pub unsafe fn get_attr(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
     unsafe { Owned::from_new(ffi::PyObject_GetAttr(obj, name)).ok_or_else(fetch_error) }
 }
 
-/// Whether `obj` has the attribute `name` (lookup errors count as no).
-///
-/// # Safety
-/// `obj` and `name` (a str) are live and the GIL is held.
-#[inline]
-pub unsafe fn has_attr(obj: Obj, name: Obj) -> bool {
-    // SAFETY: forwarded from the caller; `PyObject_HasAttr` clears any lookup error.
-    unsafe { ffi::PyObject_HasAttr(obj, name) != 0 }
-}
-
 /// `str(obj)`.
 ///
 /// # Safety

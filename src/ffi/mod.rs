@@ -23,7 +23,7 @@ pub use buffer::InputBuffer;
 pub use build::*;
 pub use call::{
     call1, call2, call_method0, call_method1, clear_error, fetch_error, get_attr, get_iter,
-    has_attr, iter_next, to_str,
+    iter_next, to_str,
 };
 pub use containers::*;
 pub use datetime::*;
