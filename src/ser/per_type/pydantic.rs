@@ -13,16 +13,66 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// `obj` is a live object whose type has `__pydantic_fields__`; the GIL is held.
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    let st = st.enter_container()?;
-    let mut entries: Vec<(Owned, Owned)> = Vec::new();
-    // SAFETY: forwarded from the caller; every key and value collected is held.
+    // SAFETY: forwarded from the caller; the model holds its `__dict__` and extra values, and
+    // both are held here too.
     unsafe {
         let _hold = ffi::hold(obj);
         let dict = ffi::get_attr(obj, cx.known.names.dict)
             .map_err(|cause| error::attribute_failed("model __dict__ could not be read", cause))?;
-        collect(dict.as_ptr(), &mut entries);
-        if let Ok(extra) = ffi::get_attr(obj, cx.known.names.pydantic_extra) {
-            collect(extra.as_ptr(), &mut entries);
+        let extra = ffi::get_attr(obj, cx.known.names.pydantic_extra).ok();
+        let no_extra = extra
+            .as_ref()
+            .is_none_or(|x| x.as_ptr() == ffi::none() || !has_entries(x.as_ptr()));
+        if no_extra && ffi::is_dict(dict.as_ptr()) && all_public(dict.as_ptr()) {
+            // The usual model: its map is its `__dict__`, written as any dict is.
+            return per_type::dict::write(dict.as_ptr(), st, cx, e);
+        }
+        write_collected(dict.as_ptr(), extra.as_ref().map(Owned::as_ptr), st, cx, e)
+    }
+}
+
+/// Whether `obj` is a dict with entries.
+///
+/// # Safety
+/// `obj` is live.
+unsafe fn has_entries(obj: Obj) -> bool {
+    // SAFETY: forwarded from the caller; `dict_len` is read only from a dict.
+    unsafe { ffi::is_dict(obj) && ffi::dict_len(obj) != 0 }
+}
+
+/// Whether every key of `dict` is a `str` not starting with `_`, so that the whole dict is the
+/// model's map. Runs no Python code.
+///
+/// # Safety
+/// `dict` is a live dict, held by the caller; the GIL is held.
+unsafe fn all_public(dict: Obj) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        ffi::DictIter::new(dict)
+            .all(|(key, _)| ffi::type_of(key) == ffi::str_type() && !ffi::is_private_name(key))
+    }
+}
+
+/// A model whose map is not just its `__dict__`: one with extra values, or with names left out.
+/// Its public entries are collected, each held, then written.
+///
+/// # Safety
+/// `dict` and `extra` are live and held by the caller; the GIL is held.
+#[inline(never)]
+unsafe fn write_collected<E: Emitter>(
+    dict: Obj,
+    extra: Option<Obj>,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> Res {
+    let st = st.enter_container()?;
+    let mut entries: Vec<(Owned, Owned)> = Vec::new();
+    // SAFETY: forwarded from the caller; every key and value collected is held.
+    unsafe {
+        collect(dict, &mut entries);
+        if let Some(extra) = extra {
+            collect(extra, &mut entries);
         }
         if st.has(opt::SORT_KEYS) {
             // Keys are str; one that cannot be UTF-8 sorts first, and fails when it is written.
