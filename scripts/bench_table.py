@@ -35,7 +35,7 @@ FAMILY_TITLES = {
     "route": "Route-planning snapshot",
     "small": "One small message (10 fields) per call",
     "vocab": "50,000-term vocabulary written to and read from a gzip file",
-    "rich": "Packing dataclasses and records of UUID, datetime, date, Enum",
+    "rich": "Packing dataclasses, pydantic models and records of UUID, datetime, date, Enum",
     "numpy": "numpy arrays: element-wise packing, raw round trip, raw packing",
     "json": "JSON output: dumps, and MessagePack to JSON",
 }
