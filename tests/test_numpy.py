@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import ormsgpack
 import pytest
-from conftest import assert_same
+from conftest import Format, assert_same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -66,6 +66,44 @@ def test_scalars_and_0d_arrays_pack_as_their_value(code: str) -> None:
         assert fastmsgpack.packb(value, option=NP) == orm(value)
         assert fastmsgpack.packb(np.array(value), option=NP) == orm(value)
         assert_same(fastmsgpack.unpackb(fastmsgpack.packb(value, option=NP)), value.item())
+
+
+# Every fixed-size numeric scalar type by each of its names (several names can be one type).
+SCALAR_TYPE_NAMES = [
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "byte", "ubyte", "short", "ushort", "intc", "uintc",
+    "long", "ulong", "longlong", "ulonglong", "intp", "uintp", "half", "single", "double",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SCALAR_TYPE_NAMES)
+def test_every_scalar_type_packs_as_its_array_element(name: str, fmt: Format) -> None:
+    ty = getattr(np, name)
+    values = edge_values(np.dtype(ty))
+    scalars = [ty(v) for v in values]
+    assert all(type(s) is ty for s in scalars)
+    # The array path reads the same values from the array's buffer.
+    assert fmt.encode(scalars, option=NP) == fmt.encode(values, option=NP)
+    # ormsgpack 1.13.1 refuses np.longlong and np.ulonglong, distinct types from np.int64 and
+    # np.uint64 on Linux.
+    if fmt.name == "msgpack" and name not in ("longlong", "ulonglong"):
+        assert fmt.encode(scalars, option=NP) == orm(scalars)
+
+
+class Int64Subclass(np.int64):
+    pass
+
+
+class Float32Subclass(np.float32):
+    pass
+
+
+def test_scalar_subclasses_pack_their_value(fmt: Format) -> None:
+    for value, plain in [
+        (Int64Subclass(-5), np.int64(-5)),
+        (Float32Subclass(0.1), np.float32(0.1)),
+    ]:
+        assert fmt.encode([value, value], option=NP) == fmt.encode([plain, plain], option=NP)
 
 
 def test_float_widths() -> None:

@@ -18,6 +18,9 @@ pub struct Numpy {
     pub frombuffer: Obj,
     pub dtype: Obj,
     pub names: NumpyNames,
+    /// The exact scalar types whose value is read straight from the object (`np.int64`,
+    /// `np.float32`, `np.bool_` ...), with their element type.
+    pub scalars: Vec<(TypePtr, Elem)>,
     /// dtypes by their string, for decoding raw arrays.
     pub dtype_cache: Py<PyDict>,
     _owned: Vec<Py<PyAny>>,
@@ -37,6 +40,28 @@ unsafe impl Send for Numpy {}
 unsafe impl Sync for Numpy {}
 
 static NUMPY: PyOnceLock<Numpy> = PyOnceLock::new();
+
+/// numpy's fixed-size numeric scalar types, by their names in the `numpy` module (several names
+/// can be one type). `float64` is left out: it subclasses `float` and packs as one.
+const SCALAR_TYPE_NAMES: [&str; 17] = [
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "intc",
+    "uintc",
+    "long",
+    "ulong",
+    "longlong",
+    "ulonglong",
+];
 
 impl Numpy {
     /// numpy's handles, importing it on first use; `Ok(None)` when numpy is not installed.
@@ -71,6 +96,28 @@ impl Numpy {
             name: name("name"),
             hasobject: name("hasobject"),
         };
+        let mut scalars = Vec::new();
+        for name in SCALAR_TYPE_NAMES {
+            let Ok(ty) = module.getattr(name) else {
+                continue; // not in this numpy version
+            };
+            let Ok(ty) = ty.cast_into::<pyo3::types::PyType>() else {
+                continue;
+            };
+            if !ty.is_subclass(module.getattr("generic")?.cast::<pyo3::types::PyType>()?)? {
+                continue;
+            }
+            let text: String = module
+                .getattr("dtype")?
+                .call1((&ty,))?
+                .getattr("str")?
+                .extract()?;
+            if let Some((_, elem)) = parse_dtype(&text) {
+                if !matches!(elem, Elem::Datetime(_)) {
+                    scalars.push((keep(ty.into_any()).cast(), elem));
+                }
+            }
+        }
         let np = Numpy {
             ndarray,
             generic,
@@ -79,6 +126,7 @@ impl Numpy {
             frombuffer,
             dtype,
             names,
+            scalars,
             dtype_cache: PyDict::new(py).unbind(),
             _owned: owned,
         };
@@ -91,6 +139,15 @@ impl Numpy {
 pub enum Order {
     Little,
     Big,
+}
+
+impl Order {
+    /// This machine's byte order.
+    pub const NATIVE: Order = if cfg!(target_endian = "big") {
+        Order::Big
+    } else {
+        Order::Little
+    };
 }
 
 /// A datetime64 unit numpy can express and MessagePack text or timestamps can carry.
@@ -133,13 +190,7 @@ pub fn parse_dtype(text: &str) -> Option<(Order, Elem)> {
     let order = match bytes.first()? {
         b'<' => Order::Little,
         b'>' => Order::Big,
-        b'|' | b'=' => {
-            if cfg!(target_endian = "big") {
-                Order::Big
-            } else {
-                Order::Little
-            }
-        }
+        b'|' | b'=' => Order::NATIVE,
         _ => return None,
     };
     let elem = match text.get(1..)? {

@@ -38,6 +38,15 @@ pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E)
     let np = numpy(cx)?;
     // SAFETY: forwarded from the caller.
     unsafe {
+        if !st.has(opt::NUMPY_RAW) {
+            let ty = ffi::type_of(obj);
+            if let Some(&(_, elem)) = np.scalars.iter().find(|&&(t, _)| t == ty) {
+                // numpy's scalar objects (numpy/arrayscalars.h) hold their value, in native
+                // byte order, right after the object header.
+                let value = obj.cast::<u8>().add(std::mem::size_of::<ffi::PyObject>());
+                return write_elem(value, Order::NATIVE, elem, st, e);
+            }
+        }
         let array = ffi::call1(np.asarray, obj).map_err(numpy_failed)?;
         write_values(array.as_ptr(), obj, false, st, cx, e)
     }
