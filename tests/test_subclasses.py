@@ -4,12 +4,16 @@ subclasses (namedtuple) always go to default; bool is exactly bool; decoding giv
 from __future__ import annotations
 
 import collections
+import dataclasses
 import enum
+import gc
+import itertools
 from typing import Any, NamedTuple
 
 import ormsgpack
 import pytest
 from conftest import (
+    Format,
     MyBytearray,
     MyBytes,
     MyDict,
@@ -158,3 +162,38 @@ def test_enum_members_ignore_passthrough_subclass(member: enum.Enum) -> None:
     )
     assert packed == oracle_packb(member.value)
     assert packed == ormsgpack.packb(member, option=ormsgpack.OPT_PASSTHROUGH_SUBCLASS)
+
+
+# --- one classification per type, remembered for the next object of the same type -------------
+
+
+def test_alternating_types_are_each_packed_as_their_own(fmt: Format) -> None:
+    pairs = [(v, b) for v, b in SUBCLASS_VALUES if not isinstance(v, (bytes, bytearray))]
+    # Each type after itself, after every other type, and in turn with its neighbour.
+    order = pairs * 2 + pairs[::-1] + [p for two in itertools.pairwise(pairs) for p in two]
+    doc = [v for v, _ in order]
+    plain = [b for _, b in order]
+    assert fmt.encode(doc) == fmt.encode(plain)
+    passthrough = fmt.encode(doc, default=lambda obj: "default", option=OPT_PASSTHROUGH_SUBCLASS)
+    assert fmt.decode(passthrough) == [
+        b if isinstance(v, enum.Enum) else "default" for v, b in order
+    ]
+
+
+class Opaque:
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+
+def test_classes_made_and_dropped_by_default_are_told_apart(fmt: Format) -> None:
+    def default(obj: Any) -> Any:
+        assert isinstance(obj, Opaque)
+        if obj.i % 10 == 0:
+            gc.collect()  # lets the dropped classes go, so their addresses can be reused
+        if obj.i % 2:
+            return dataclasses.make_dataclass("Made", ["x"])(obj.i)
+        return type("MadeStr", (str,), {})(f"s{obj.i}")
+
+    doc = [Opaque(i) for i in range(60)]
+    expected = [{"x": i} if i % 2 else f"s{i}" for i in range(60)]
+    assert fmt.encode(doc, default=default) == fmt.encode(expected)

@@ -31,7 +31,7 @@ pub use dict_iter::DictIter;
 pub use gc::{untrack_atomic_dict, GcPause};
 pub use known::Known;
 pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
-pub use owned::Owned;
+pub use owned::{ref_count, Owned};
 pub use scalars::*;
 pub use text::*;
 pub use types::*;

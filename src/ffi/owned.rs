@@ -44,6 +44,16 @@ impl Owned {
     }
 }
 
+/// How many strong references `obj` has (immortal objects report a large count).
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[inline(always)]
+pub unsafe fn ref_count(obj: Obj) -> isize {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi::Py_REFCNT(obj) }
+}
+
 impl Drop for Owned {
     #[inline(always)]
     fn drop(&mut self) {

@@ -25,6 +25,8 @@ pub struct Ctx {
     /// The last fixed-offset timezone seen (held, so its address cannot be reused by another
     /// object) and its offset in seconds: the datetimes of one call usually share one.
     pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
+    /// The last type classified by its lineage (subclasses, enums, dataclasses, models).
+    pub last_lineage: obtype::LastLineage,
 }
 
 /// What stays the same for a whole call, looked up once.
@@ -39,6 +41,7 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
             None
         },
         last_fixed_tz: std::cell::Cell::new(None),
+        last_lineage: obtype::LastLineage::default(),
     })
 }
 
