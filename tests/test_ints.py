@@ -8,6 +8,8 @@ import msgpack  # type: ignore[import-untyped]
 import orjson
 import pytest
 from conftest import INT_BOUNDARIES, INT_OUT_OF_RANGE, oracle_packb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fastmsgpack
 import fastmsgpack.json
@@ -166,3 +168,45 @@ def test_json_integer_text_at_every_length() -> None:
     values += [-v for v in values if v <= 2**63]
     assert fastmsgpack.json.dumps(values) == orjson.dumps(values)
     assert [int(t) for t in fastmsgpack.json.dumps(values)[1:-1].split(b",")] == values
+
+
+class IntSubclass(int):
+    pass
+
+
+# Where an int's internal representation gains a 30-bit digit, and where 64 bits end.
+DIGIT_EDGES = [
+    sign * (2**bits + delta)
+    for bits in (30, 60, 62, 63, 64, 90)
+    for delta in (-1, 0, 1)
+    for sign in (1, -1)
+]
+
+
+def _packs_or_refuses(value: int) -> None:
+    in_range = -(2**63) <= value < 2**64
+    for obj in (value, IntSubclass(value), [value], {"k": value}):
+        if in_range:
+            assert fastmsgpack.packb(obj) == oracle_packb(obj)
+        else:
+            with pytest.raises(fastmsgpack.MsgpackEncodeError):
+                fastmsgpack.packb(obj)
+    key = {value: 1}
+    if in_range:
+        packed = fastmsgpack.packb(key, option=fastmsgpack.OPT_NON_STR_KEYS)
+        assert packed == oracle_packb(key)
+        assert fastmsgpack.json.dumps(value) == orjson.dumps(value)
+    else:
+        with pytest.raises(fastmsgpack.MsgpackEncodeError):
+            fastmsgpack.packb(key, option=fastmsgpack.OPT_NON_STR_KEYS)
+
+
+@pytest.mark.parametrize("value", DIGIT_EDGES, ids=str)
+def test_ints_around_digit_and_64_bit_edges(value: int) -> None:
+    _packs_or_refuses(value)
+
+
+@settings(max_examples=500)
+@given(st.integers(min_value=-(2**66), max_value=2**66))
+def test_any_int_near_64_bits_packs_or_is_refused(value: int) -> None:
+    _packs_or_refuses(value)

@@ -13,12 +13,84 @@ pub enum IntValue {
 
 /// # Safety
 /// `obj` is a live `int` (or subclass) and the GIL is held.
+#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
 #[inline(always)]
 pub unsafe fn int_value(obj: Obj) -> IntValue {
-    // SAFETY: forwarded from the caller.
-    if let Some(v) = unsafe { compact_int(obj) } {
-        return IntValue::I64(v);
+    // SAFETY: the caller guarantees an int, whose layout is described at `digits_of`.
+    let (digits, count, negative) = unsafe { digits_of(obj) };
+    // SAFETY: `digits` points at the int's `count` digits.
+    unsafe {
+        let magnitude = match count {
+            0 => return IntValue::I64(0),
+            1 => i64::from(*digits),
+            2 => i64::from(*digits) | i64::from(*digits.add(1)) << 30,
+            _ => return wide_value(digits, count, negative),
+        };
+        IntValue::I64(if negative { -magnitude } else { magnitude })
     }
+}
+
+/// An int's digits, their count and its sign, read from the object.
+///
+/// On every supported CPython with the GIL, an int is the object header (refcount, type), one
+/// word of size or tag, then its 30-bit digits, least significant first, with no leading zero
+/// digit. Up to 3.11 the word is the signed digit count; from 3.12 it is a tag holding the digit
+/// count above three bits, and the sign in its low two bits (0 positive, 1 zero, 2 negative).
+///
+/// # Safety
+/// `obj` is a live `int` (or subclass).
+#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[inline(always)]
+unsafe fn digits_of(obj: Obj) -> (*const u32, usize, bool) {
+    // SAFETY: the caller guarantees an int, whose layout is described above.
+    unsafe {
+        let word = *(obj as *const isize).add(2);
+        let digits = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;
+        #[cfg(Py_3_12)]
+        let (count, negative) = ((word as usize) >> 3, word & 3 == 2);
+        #[cfg(not(Py_3_12))]
+        let (count, negative) = (word.unsigned_abs(), word < 0);
+        (digits, count, negative)
+    }
+}
+
+/// An int of three digits or more (2**60 and above in magnitude): it fits 64 bits only with
+/// three digits, whose top one is then small.
+///
+/// # Safety
+/// `digits` points at `count` (at least 3) digits.
+#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[inline(never)]
+unsafe fn wide_value(digits: *const u32, count: usize, negative: bool) -> IntValue {
+    if count > 3 {
+        return IntValue::Big; // at least 2**90
+    }
+    // SAFETY: three digits are readable.
+    let magnitude = unsafe {
+        u128::from(*digits) | u128::from(*digits.add(1)) << 30 | u128::from(*digits.add(2)) << 60
+    };
+    if negative {
+        if magnitude <= 1 << 63 {
+            IntValue::I64((magnitude as i128).wrapping_neg() as i64)
+        } else {
+            IntValue::Big
+        }
+    } else if let Ok(v) = i64::try_from(magnitude) {
+        IntValue::I64(v)
+    } else if let Ok(v) = u64::try_from(magnitude) {
+        IntValue::U64(v)
+    } else {
+        IntValue::Big
+    }
+}
+
+/// Layouts not described at `digits_of` take the API calls.
+///
+/// # Safety
+/// `obj` is a live `int` (or subclass) and the GIL is held.
+#[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
+#[inline(always)]
+pub unsafe fn int_value(obj: Obj) -> IntValue {
     let mut overflow = 0;
     // SAFETY: `obj` is an int, so no `__index__` runs and the call fails only by overflow,
     // which is reported in `overflow` without setting an error.
@@ -33,45 +105,7 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
     }
 }
 
-/// The value of an int of at most two internal digits (under 2**60 in magnitude), read from
-/// the object without a call; `None` for larger ints.
-///
-/// On every supported CPython with the GIL, an int is the object header (refcount, type), one
-/// word of size or tag, then its 30-bit digits. Up to 3.11 the word is the signed digit count;
-/// from 3.12 it is a tag holding the digit count above three bits, and the sign in its low two
-/// bits (0 positive, 1 zero, 2 negative).
-///
-/// # Safety
-/// `obj` is a live `int` (or subclass).
-#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
-#[inline(always)]
-unsafe fn compact_int(obj: Obj) -> Option<i64> {
-    // SAFETY: the caller guarantees an int, whose layout is described above; only the digits
-    // the int has are read.
-    unsafe {
-        let word = *(obj as *const isize).add(2);
-        let digits = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;
-        #[cfg(Py_3_12)]
-        let (count, negative) = ((word as usize) >> 3, word & 3 == 2);
-        #[cfg(not(Py_3_12))]
-        let (count, negative) = (word.unsigned_abs(), word < 0);
-        let magnitude = match count {
-            0 => return Some(0),
-            1 => i64::from(*digits),
-            2 => i64::from(*digits) | i64::from(*digits.add(1)) << 30,
-            _ => return None,
-        };
-        Some(if negative { -magnitude } else { magnitude })
-    }
-}
-
-/// Layouts not described above take the API call.
 #[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
-#[inline(always)]
-unsafe fn compact_int(_obj: Obj) -> Option<i64> {
-    None
-}
-
 #[inline(never)]
 unsafe fn int_value_wide(obj: Obj) -> IntValue {
     // SAFETY: `obj` is a positive int; failure only means it needs more than 64 bits, which
