@@ -260,3 +260,16 @@ def test_enum_overriding_value_packs_what_value_returns() -> None:
 
     assert fastmsgpack.packb(Shown.A) == fastmsgpack.packb("shown-1")
     assert_packs_like_ormsgpack(Shown.A)
+
+
+def test_enum_value_is_read_as_it_is_now() -> None:
+    class Moving(enum.IntEnum):
+        A = 1
+        B = 2
+
+    assert fastmsgpack.packb([Moving.A, Moving.B]) == oracle_packb([1, 2])
+    Moving.A._value_ = 5
+    assert fastmsgpack.packb([Moving.A, Moving.B, Moving.A]) == oracle_packb([5, 2, 5])
+    del Moving.A.__dict__["_value_"]  # then found only through getattr: the class attribute
+    Moving._value_ = 7
+    assert fastmsgpack.packb([Moving.A, Moving.B]) == oracle_packb([7, 2])

@@ -27,6 +27,13 @@ pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
         let standard = ffi::type_lookup(ffi::type_of(obj), names.value)
             == Some(cx.known.enum_value_descriptor);
         if standard {
+            // Members keep `_value_` in their instance dict: read there, it skips the lookup
+            // along the enum's bases that `getattr` makes first.
+            if let Some(dict) = ffi::instance_dict(obj) {
+                if let Some(value) = ffi::dict_get(dict.as_ptr(), names.value_slot) {
+                    return Ok(ffi::Owned::from_borrowed(value));
+                }
+            }
             if let Ok(value) = ffi::get_attr(obj, names.value_slot) {
                 return Ok(value);
             }
