@@ -141,3 +141,66 @@ def test_pytz_zone_without_localize_uses_utcoffset() -> None:
     value = WINTER.replace(tzinfo=pytz.timezone("America/New_York"))
     assert value.utcoffset() == -timedelta(hours=4, minutes=56)
     assert fastmsgpack.packb(value) == oracle_packb("2024-01-02T03:04:05-04:56")
+
+
+class OffsetTz(FixedTz):
+    """A tzinfo returning any object as the offset, recording the datetimes it is asked for."""
+
+    def __init__(self, result: object) -> None:
+        self.result = result
+        self.asked: list[datetime | None] = []
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        self.asked.append(dt)
+        return self.result  # type: ignore[return-value]
+
+
+class AskedItself(datetime):
+    """A datetime subclass: packed through its own utcoffset() method."""
+
+
+DAY = timedelta(hours=24)
+EDGE_OFFSETS = [DAY - timedelta(microseconds=1), DAY, DAY + timedelta(seconds=1), timedelta(0)]
+
+
+@pytest.mark.parametrize("result", [*EDGE_OFFSETS, *(-o for o in EDGE_OFFSETS), None, 5, "1h"])
+def test_exact_datetime_offset_is_checked_as_utcoffset_checks_it(result: object) -> None:
+    # The offset of an exact datetime is asked from its tzinfo directly: the result must be
+    # taken or refused as datetime.utcoffset() would, which a subclass still calls.
+    tz = OffsetTz(result)
+    exact = WINTER.replace(tzinfo=tz)
+    sub = AskedItself(2024, 1, 2, 3, 4, 5, tzinfo=tz)
+    try:
+        expected = fastmsgpack.packb(sub)
+    except MsgpackEncodeError:
+        with pytest.raises((ValueError, TypeError)):
+            sub.utcoffset()  # Python refuses it too
+        with pytest.raises(MsgpackEncodeError) as info:
+            fastmsgpack.packb(exact)
+        if isinstance(result, timedelta):
+            assert isinstance(info.value.__cause__, ValueError)
+            assert "strictly between" in str(info.value.__cause__)
+    else:
+        assert fastmsgpack.packb(exact) == expected
+    assert tz.asked[-1] is exact or tz.asked[-1] is sub
+    assert any(dt is exact for dt in tz.asked)
+
+
+def test_datetime_subclass_overriding_utcoffset_is_asked_itself() -> None:
+    class Shifted(datetime):
+        def utcoffset(self) -> timedelta:
+            return timedelta(hours=-3)
+
+    value = Shifted(2024, 1, 2, 3, 4, 5, tzinfo=FixedTz())
+    assert fastmsgpack.packb(value) == oracle_packb("2024-01-02T03:04:05-03:00")
+    assert fastmsgpack.packb([value, WINTER.replace(tzinfo=FixedTz())]) == oracle_packb(
+        ["2024-01-02T03:04:05-03:00", "2024-01-02T03:04:05+02:15"]
+    )
+
+
+@pytest.mark.parametrize("key", ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe"])
+def test_zoneinfo_offsets_through_the_year(key: str) -> None:
+    tz = ZoneInfo(key)
+    values = [datetime(2024, month, 1 + month, 1, 30, fold=fold, tzinfo=tz)
+              for month in range(1, 13) for fold in (0, 1)]  # fmt: skip
+    assert assert_packs_like_ormsgpack(values) == oracle_packb([v.isoformat() for v in values])

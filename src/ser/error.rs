@@ -122,6 +122,16 @@ pub fn attribute_failed(what: &str, cause: PyErr) -> Error {
     with_cause(MsgpackEncodeError::new_err(what.to_owned()), cause).into()
 }
 
+/// What `datetime.utcoffset()` raises for an offset of a day or more, as its cause.
+#[cold]
+pub fn utcoffset_out_of_range() -> Error {
+    let cause = pyo3::exceptions::PyValueError::new_err(
+        "offset must be a timedelta strictly between -timedelta(hours=24) and \
+         timedelta(hours=24)",
+    );
+    attribute_failed("datetime.utcoffset() raised", cause)
+}
+
 #[cold]
 pub fn aware_time() -> Error {
     MsgpackEncodeError::new_err("datetime.time must not have tzinfo set").into()

@@ -33,8 +33,19 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
                 }
             }
         }
-        let delta = ffi::call_method0(obj, cx.known.names.utcoffset)
-            .map_err(|cause| error::attribute_failed("datetime.utcoffset() raised", cause))?;
+        // An exact datetime's `utcoffset()` is `tzinfo.utcoffset(dt)` with its result checked,
+        // which is done here: the datetime method goes through CPython's format-string call
+        // (a name made and hashed, a bound method, a tuple), about 120 ns of the 175 ns that
+        // packing a zoneinfo datetime took. A subclass may override `utcoffset()`, and is asked
+        // itself.
+        let names = &cx.known.names;
+        let exact = ffi::type_of(obj) == cx.known.datetime;
+        let delta = if exact {
+            ffi::call_method1(tz, names.utcoffset, obj)
+        } else {
+            ffi::call_method0(obj, names.utcoffset)
+        }
+        .map_err(|cause| error::attribute_failed("datetime.utcoffset() raised", cause))?;
         if delta.as_ptr() == ffi::none() {
             return Ok(None);
         }
@@ -42,6 +53,9 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
             return Err(error::bad_utcoffset());
         }
         let offset = ffi::timedelta_micros(delta.as_ptr());
+        if exact && offset.abs() >= 86_400_000_000 {
+            return Err(error::utcoffset_out_of_range());
+        }
         if fixed {
             cx.last_fixed_tz
                 .set(Some((ffi::Owned::from_borrowed(tz), offset)));
