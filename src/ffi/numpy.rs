@@ -96,6 +96,10 @@ impl Numpy {
             name: name("name"),
             hasobject: name("hasobject"),
         };
+        let generic_type = module
+            .getattr("generic")?
+            .cast_into::<pyo3::types::PyType>()?;
+        let dtype_of = module.getattr("dtype")?;
         let mut scalars = Vec::new();
         for name in SCALAR_TYPE_NAMES {
             let Ok(ty) = module.getattr(name) else {
@@ -104,14 +108,10 @@ impl Numpy {
             let Ok(ty) = ty.cast_into::<pyo3::types::PyType>() else {
                 continue;
             };
-            if !ty.is_subclass(module.getattr("generic")?.cast::<pyo3::types::PyType>()?)? {
+            if !ty.is_subclass(&generic_type)? {
                 continue;
             }
-            let text: String = module
-                .getattr("dtype")?
-                .call1((&ty,))?
-                .getattr("str")?
-                .extract()?;
+            let text: String = dtype_of.call1((&ty,))?.getattr("str")?.extract()?;
             if let Some((_, elem)) = parse_dtype(&text) {
                 if !matches!(elem, Elem::Datetime(_)) {
                     scalars.push((keep(ty.into_any()).cast(), elem));
