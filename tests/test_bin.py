@@ -88,3 +88,45 @@ def test_packing_does_not_keep_a_view_of_mutable_input() -> None:
     packed = fastmsgpack.packb(buf)
     buf[:] = b"AFTER!"
     assert fastmsgpack.unpackb(packed) == b"before"
+
+
+def test_packing_a_view_releases_its_export() -> None:
+    # While a bytearray is exported it cannot be resized: packing a view of it must not keep
+    # the export, whether the view packs alone, in a list, or as one of many, nor when it is
+    # refused (bytes have no JSON form).
+    buf = bytearray(b"abc")
+    view = memoryview(buf)
+    for obj in (view, [view], [view] * 1000, {"v": view}):
+        fastmsgpack.packb(obj)
+        with pytest.raises(fastmsgpack.MsgpackEncodeError, match="no JSON form"):
+            fastmsgpack.packb(obj, option=fastmsgpack.OPT_JSON_COMPAT)
+    view.release()
+    buf.extend(b"def")
+    assert buf == bytearray(b"abcdef")
+
+
+@pytest.mark.parametrize(
+    "view",
+    [memoryview(b"a-b-c-")[::2], memoryview(bytearray(range(10)))[1::3], memoryview(b"ab")[::-1]],
+    ids=["strided", "strided-bytearray", "reversed"],
+)
+def test_non_contiguous_view_is_an_encode_error(view: memoryview) -> None:
+    with pytest.raises(fastmsgpack.MsgpackEncodeError, match="not C-contiguous") as info:
+        fastmsgpack.packb([1, view])
+    assert isinstance(info.value.__cause__, BufferError)
+
+
+def test_released_view_is_an_encode_error() -> None:
+    view = memoryview(b"abc")
+    view.release()
+    with pytest.raises(fastmsgpack.MsgpackEncodeError) as info:
+        fastmsgpack.packb(view)
+    assert isinstance(info.value.__cause__, ValueError)
+    assert "released" in str(info.value.__cause__)
+
+
+def test_view_of_many_dimensions_packs_its_bytes_in_order() -> None:
+    view = memoryview(bytearray(range(12))).cast("B", (3, 4))
+    assert fastmsgpack.unpackb(fastmsgpack.packb(view)) == bytes(range(12))
+    empty = memoryview(b"")
+    assert fastmsgpack.packb(empty) == b"\xc4\x00"

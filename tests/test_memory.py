@@ -19,6 +19,7 @@ from conftest import nested_lists
 
 import fastmsgpack
 from fastmsgpack import (
+    OPT_JSON_COMPAT,
     OPT_NON_STR_KEYS,
     OPT_SORT_KEYS,
     Ext,
@@ -126,6 +127,7 @@ CASES: dict[str, Callable[[], Any]] = {
     "unpack-ext-hook": lambda: UNPACK(PACKED, ext_hook=_hook),
     "non-str-keys": lambda: UNPACK(NON_STR_PACKED, option=OPT_NON_STR_KEYS),
     "sort-keys": lambda: PACK(DOC, option=OPT_SORT_KEYS),
+    "pack-memoryviews": lambda: PACK([memoryview(bytearray(b"view" * 50))] * 100),
     # failing unpackb
     "truncated": _fails(DE, UNPACK, PACKED[:-1]),
     "reserved-c1": _fails(DE, UNPACK, _after_doc(b"\xc1")),
@@ -156,6 +158,8 @@ CASES: dict[str, Callable[[], Any]] = {
     "too-deep-pack": _fails(EE, PACK, [DOC, nested_lists(300)]),
     "default-limit": _fails(EE, PACK, [DOC, Opaque()], default=lambda obj: obj),
     "pack-bad-option": _fails(EE, PACK, DOC, option=1 << 40),
+    "pack-strided-view": _fails(EE, PACK, [DOC, memoryview(b"a-b-c-")[::2]]),
+    "view-in-json": _fails(EE, PACK, [DOC, memoryview(b"abc")], option=OPT_JSON_COMPAT),
     "mutation": _mutating_pack,
     "ext-bad-tag": _fails(ValueError, Ext, 300, b"data"),
 }

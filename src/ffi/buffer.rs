@@ -72,6 +72,40 @@ impl InputBuffer {
     }
 }
 
+/// Calls `f` with the bytes of `obj`'s C-contiguous memory, exported for the duration of the
+/// call (the error `BufferError` when it has none). The export lives on the stack: the
+/// serializer's memoryviews need no allocation of their own.
+///
+/// # Safety
+/// `obj` is live and the GIL is held; `f` runs no Python code that could free `obj`.
+pub unsafe fn with_exported<R>(obj: Obj, f: impl FnOnce(&[u8]) -> R) -> Result<R, PyErr> {
+    /// Releases the export when dropped, also if `f` panics.
+    struct Export<'a>(&'a mut ffi::Py_buffer);
+    impl Drop for Export<'_> {
+        fn drop(&mut self) {
+            // SAFETY: the view came from a successful `PyObject_GetBuffer`, released once here,
+            // with the GIL held (the function's contract).
+            unsafe { ffi::PyBuffer_Release(self.0) }
+        }
+    }
+    let mut view = MaybeUninit::<ffi::Py_buffer>::uninit();
+    // SAFETY: as in `InputBuffer::export`; the view is not moved while exported.
+    unsafe {
+        if ffi::PyObject_GetBuffer(obj, view.as_mut_ptr(), ffi::PyBUF_SIMPLE) != 0 {
+            return Err(super::fetch_error());
+        }
+        let export = Export(view.assume_init_mut());
+        let len = export.0.len as usize;
+        let bytes = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: the export keeps `len` bytes at `buf` alive until it is released.
+            std::slice::from_raw_parts(export.0.buf as *const u8, len)
+        };
+        Ok(f(bytes))
+    }
+}
+
 impl Drop for InputBuffer {
     fn drop(&mut self) {
         if let InputBuffer::Exported(view) = self {

@@ -19,7 +19,7 @@ mod text;
 mod types;
 mod writer;
 
-pub use buffer::InputBuffer;
+pub use buffer::{with_exported, InputBuffer};
 pub use build::*;
 pub use call::{
     call1, call2, call_method0, call_method1, clear_error, fetch_error, get_attr, get_iter,

@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, InputBuffer, Obj};
+use crate::ffi::{self, Obj};
 use crate::ser::error;
 
 /// # Safety
@@ -26,7 +26,7 @@ pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 /// `obj` is a live memoryview; the GIL is held.
 #[inline]
 pub unsafe fn write_memoryview<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; the export is released when `view` drops.
-    let view = unsafe { InputBuffer::export(obj) }.map_err(error::memoryview_not_contiguous)?;
-    e.bin(view.as_slice())
+    // SAFETY: forwarded from the caller; copying the bytes runs no Python code.
+    unsafe { ffi::with_exported(obj, |bytes| e.bin(bytes)) }
+        .map_err(error::memoryview_not_contiguous)?
 }
