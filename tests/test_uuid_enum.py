@@ -11,10 +11,11 @@ import uuid
 from typing import Any
 
 import pytest
-from conftest import assert_packs_like_ormsgpack, fast_option, oracle_packb
+from conftest import Format, assert_packs_like_ormsgpack, fast_option, oracle_packb
 
 import fastmsgpack
 from fastmsgpack import (
+    OPT_NON_STR_KEYS,
     OPT_PASSTHROUGH_ENUM,
     OPT_PASSTHROUGH_SUBCLASS,
     OPT_PASSTHROUGH_UUID,
@@ -273,3 +274,74 @@ def test_enum_value_is_read_as_it_is_now() -> None:
     del Moving.A.__dict__["_value_"]  # then found only through getattr: the class attribute
     Moving._value_ = 7
     assert fastmsgpack.packb([Moving.A, Moving.B]) == oracle_packb([7, 2])
+
+
+# Each member's value is read once per call (the first members of a call are remembered).
+
+
+def functional_enum(base: type[enum.Enum], name: str, members: dict[str, Any]) -> type[enum.Enum]:
+    """An enum made by enum's functional API (members that a test builds)."""
+    made: type[enum.Enum] = base(name, members)  # type: ignore[call-arg,assignment]
+    return made
+
+
+Many = functional_enum(enum.Enum, "Many", {f"M{i}": f"value-{i}" for i in range(40)})
+Status = functional_enum(enum.IntEnum, "Status", {f"S{i}": 100 + i for i in range(8)})
+
+
+def test_many_members_in_one_call_pack_their_own_values(fmt: Format) -> None:
+    # More members than are remembered, in orders that revisit early and late ones, mixed with
+    # IntEnum members, as values and (MessagePack) as keys.
+    order = [*range(40), *range(39, -1, -3), *range(0, 40, 7)] * 3
+    members = [Many[f"M{i}"] for i in order]
+    statuses = [Status[f"S{i % 8}"] for i in order]
+    mixed = [x for pair in zip(members, statuses) for x in pair]
+    expected = [x.value for x in mixed]
+    assert fmt.round_trip(mixed) == expected
+    if fmt.name == "msgpack":
+        keyed = {s: m for s, m in zip(statuses[:8], members[:8])}
+        packed = fastmsgpack.packb([keyed, mixed], option=OPT_NON_STR_KEYS)
+        assert packed == oracle_packb([{s.value: m.value for s, m in keyed.items()}, expected])
+
+
+def test_value_reassigned_during_a_call_keeps_its_first_value_until_the_call_ends() -> None:
+    class Moving(enum.Enum):
+        A = "first"
+        B = "b"
+
+    def reassign(obj: object) -> str:
+        Moving.A._value_ = "second"
+        return "hook"
+
+    # A, then Python code (default) reassigning A's value, then A again: one value per call.
+    packed = fastmsgpack.packb([Moving.A, object(), Moving.A, Moving.B], default=reassign)
+    assert packed == oracle_packb(["first", "hook", "first", "b"])
+    assert fastmsgpack.packb([Moving.A]) == oracle_packb(["second"])
+
+
+def test_remembered_members_and_values_are_released() -> None:
+    held = functional_enum(enum.Enum, "Held", {"A": ["a", 1], "B": ["b", 2]})
+    a, b = held["A"], held["B"]
+    watched = (a, b, a.value, b.value)
+    before = [sys.getrefcount(x) for x in watched]
+    fastmsgpack.packb([a, b] * 10)
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb([a, b, object()])
+    with pytest.raises(MsgpackEncodeError):
+        fastmsgpack.packb({a: 1}, option=OPT_NON_STR_KEYS)  # a list: no key
+    assert [sys.getrefcount(x) for x in watched] == before
+
+
+def test_members_of_enums_made_and_dropped_during_a_call() -> None:
+    # Each call of default makes a new enum class and returns its member; the class and member
+    # are dropped by the caller right away, so without holding them a later member could reuse
+    # an earlier one's address and be packed with its value.
+    count = 0
+
+    def fresh_member(obj: object) -> Any:
+        nonlocal count
+        count += 1
+        return functional_enum(enum.Enum, f"Fresh{count}", {"X": count})["X"]
+
+    objs = [object() for _ in range(50)]
+    assert fastmsgpack.packb(objs, default=fresh_member) == oracle_packb(list(range(1, 51)))

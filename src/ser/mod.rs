@@ -27,9 +27,12 @@ pub struct Ctx {
     pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
     /// The last type classified by its lineage (subclasses, enums, dataclasses, models).
     pub last_lineage: obtype::LastLineage,
+    /// Enum members met in this call, and their values.
+    pub member_values: per_type::enums::MemberValues,
 }
 
 /// What stays the same for a whole call, looked up once.
+#[inline(always)]
 fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt) -> PyResult<Ctx> {
     Ok(Ctx {
         default: default.map(|d| d.as_ptr()),
@@ -42,6 +45,7 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         },
         last_fixed_tz: std::cell::Cell::new(None),
         last_lineage: obtype::LastLineage::default(),
+        member_values: Default::default(),
     })
 }
 

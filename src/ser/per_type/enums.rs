@@ -1,5 +1,7 @@
 //! `enum.Enum` members as their value, packed with the same options.
 
+use std::cell::{Cell, UnsafeCell};
+
 use crate::emit::Emitter;
 use crate::error::Res;
 use crate::ffi::{self, Obj};
@@ -16,11 +18,22 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 }
 
 /// A member's `value`. When the enum keeps `Enum`'s own `value` property, which returns
-/// `_value_` through Python code, `_value_` is read directly.
+/// `_value_` through Python code, `_value_` is read directly, once per call (see
+/// [`MemberValues`]).
 ///
 /// # Safety
 /// `obj` is a live enum member; the GIL is held.
+#[inline]
 pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
+    if let Some(value) = cx.member_values.get(obj) {
+        return Ok(value);
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { member_value_uncached(obj, cx) }
+}
+
+#[inline(never)]
+unsafe fn member_value_uncached(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
     let names = &cx.known.names;
     // SAFETY: forwarded from the caller.
     unsafe {
@@ -29,16 +42,95 @@ pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
         if standard {
             // Members keep `_value_` in their instance dict: read there, it skips the lookup
             // along the enum's bases that `getattr` makes first.
-            if let Some(dict) = ffi::instance_dict(obj) {
-                if let Some(value) = ffi::dict_get(dict.as_ptr(), names.value_slot) {
-                    return Ok(ffi::Owned::from_borrowed(value));
-                }
-            }
-            if let Ok(value) = ffi::get_attr(obj, names.value_slot) {
+            let slot = match ffi::instance_dict(obj) {
+                Some(dict) => ffi::dict_get(dict.as_ptr(), names.value_slot)
+                    .map(|value| ffi::Owned::from_borrowed(value)),
+                None => None,
+            };
+            if let Some(value) = slot.or_else(|| ffi::get_attr(obj, names.value_slot).ok()) {
+                cx.member_values.remember(obj, &value);
                 return Ok(value);
             }
         }
         ffi::get_attr(obj, names.value)
             .map_err(|cause| error::attribute_failed("enum member has no value", cause))
+    }
+}
+
+/// The members of enums with the standard `value` met in one call, and their `_value_`: a
+/// payload usually repeats a few members (a status, a kind), and reading `_value_` takes a
+/// type lookup, the instance dict and a dict lookup. So each member's value is read once per
+/// call: a member whose `_value_` Python code (a `default`) reassigns during the call keeps,
+/// for the rest of that call, the value it packed as first.
+///
+/// The first [`MemberValues::SLOTS`] members of a call are kept, inside the call's context:
+/// a table allocated on first use cost a call with one member 25 ns. Members and values are
+/// held, so that no other object can take a member's address during the call, and released
+/// with the context when the call ends (releasing can run Python code).
+#[derive(Default)]
+pub struct MemberValues {
+    /// How many slots are used.
+    used: Cell<usize>,
+    /// Strong references to members and their values, the first `used` initialised.
+    slots: UnsafeCell<[(Obj, Obj); MemberValues::SLOTS]>,
+}
+
+impl MemberValues {
+    const SLOTS: usize = 4;
+
+    /// The value remembered for `member`, held anew.
+    #[inline(always)]
+    fn get(&self, member: Obj) -> Option<ffi::Owned> {
+        // SAFETY: the first `used` slots are initialised, and only `remember` writes them,
+        // never while this reference lives.
+        let slots = unsafe { &*self.slots.get() };
+        let (_, value) = slots[..self.used.get()]
+            .iter()
+            .find(|(m, _)| *m == member)?;
+        // SAFETY: the value is held by the table, so live; the GIL is held by every caller of
+        // the serializer.
+        Some(unsafe { ffi::Owned::from_borrowed(*value) })
+    }
+
+    /// # Safety
+    /// `member` and `value` are live; the GIL is held.
+    #[cold]
+    unsafe fn remember(&self, member: Obj, value: &ffi::Owned) {
+        let used = self.used.get();
+        if used < Self::SLOTS {
+            // SAFETY: forwarded from the caller; no reference into the slots is alive.
+            unsafe {
+                (*self.slots.get())[used] = (
+                    ffi::Owned::from_borrowed(member).into_raw(),
+                    ffi::Owned::from_borrowed(value.as_ptr()).into_raw(),
+                );
+            }
+            self.used.set(used + 1);
+        }
+    }
+}
+
+impl Drop for MemberValues {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.used.get() != 0 {
+            self.release();
+        }
+    }
+}
+
+impl MemberValues {
+    #[cold]
+    #[inline(never)]
+    fn release(&mut self) {
+        let used = self.used.replace(0);
+        for &(member, value) in &self.slots.get_mut()[..used] {
+            // SAFETY: a used slot holds two strong references, released once here; the context
+            // is dropped by the call that made it, with the GIL held.
+            unsafe {
+                drop(ffi::Owned::from_new(member));
+                drop(ffi::Owned::from_new(value));
+            }
+        }
     }
 }
