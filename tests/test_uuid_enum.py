@@ -43,6 +43,56 @@ def test_uuid_is_its_canonical_string(value: uuid.UUID) -> None:
     assert fastmsgpack.unpackb(fastmsgpack.packb(value)) == text
 
 
+# Ints at every 30-bit digit boundary (and each bit's), just below, at and above.
+EDGE_INTS = sorted(
+    {v for k in range(129) for v in (2**k - 1, 2**k, 2**k + 1) if 0 <= v < 2**128}
+    | {(2**128 - 1) ^ (2**k) for k in range(128)}
+)
+
+
+def test_uuids_at_every_digit_edge_pack_their_text(fmt: Format) -> None:
+    values = [uuid.UUID(int=v) for v in EDGE_INTS]
+    assert fmt.round_trip(values) == [str(u) for u in values]
+    assert fmt.round_trip({"id": values[-1]}) == {"id": str(values[-1])}
+
+
+def test_uuid_with_an_odd_int_slot_is_read_as_before() -> None:
+    # A UUID's int lives in a slot, which code can set to anything: only an int in
+    # 0..2**128-1 packs; anything else is refused as it always was, and an unset slot too.
+    class Wide(int):
+        pass
+
+    for odd, packs_as in ((Wide(5), str(uuid.UUID(int=5))), (True, str(uuid.UUID(int=1)))):
+        u = uuid.UUID(int=0)
+        object.__setattr__(u, "int", odd)
+        assert fastmsgpack.packb(u) == oracle_packb(packs_as)
+    for bad in (2**128, -1, 2**200, "x", None):
+        u = uuid.UUID(int=0)
+        object.__setattr__(u, "int", bad)
+        with pytest.raises(MsgpackEncodeError, match="128-bit"):
+            fastmsgpack.packb([u])
+    unset = object.__new__(uuid.UUID)
+    with pytest.raises(MsgpackEncodeError, match="could not be read") as info:
+        fastmsgpack.packb({"id": unset})
+    assert isinstance(info.value.__cause__, AttributeError)
+
+
+class Shifted(uuid.UUID):
+    """A subclass computing its int (its own plus 35): packed by what `int` returns."""
+
+    @property  # type: ignore[misc]
+    def int(self) -> int:
+        return int(self.__dict__["raw"]) + 35
+
+    @int.setter
+    def int(self, value: int) -> None:
+        self.__dict__["raw"] = value
+
+
+def test_uuid_subclass_overriding_int_packs_what_int_returns() -> None:
+    assert fastmsgpack.packb(Shifted(int=7)) == oracle_packb(str(uuid.UUID(int=42)))
+
+
 class MyUUID(uuid.UUID):
     pass
 

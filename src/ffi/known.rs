@@ -17,6 +17,8 @@ pub struct Known {
     pub fixed_timezone: TypePtr,
     pub datetime_api: *const ffi::PyDateTime_CAPI,
     pub uuid: TypePtr,
+    /// Where `uuid.UUID` instances keep `int` (a `__slots__` member), when they do.
+    pub uuid_int_slot: Option<usize>,
     pub enum_meta: TypePtr,
     /// `enum.Enum.__dict__["value"]`: members whose type resolves `value` to this read
     /// `_value_` directly.
@@ -104,6 +106,8 @@ impl Known {
                 (*api).TimeZone_UTC,
             )
         };
+        // SAFETY: attached; `uuid` is a live type and the name a live str.
+        let uuid_int_slot = unsafe { super::object_slot(uuid.cast(), names.int) };
         // SAFETY: `utc` is a live object (the C API's UTC singleton).
         let fixed_timezone = unsafe { ffi::Py_TYPE(utc) };
         Ok(Known {
@@ -114,6 +118,7 @@ impl Known {
             utc,
             datetime_api: api,
             uuid: uuid.cast(),
+            uuid_int_slot,
             enum_meta: enum_meta.cast(),
             enum_value_descriptor,
             decimal: decimal.cast(),

@@ -137,3 +137,35 @@ pub unsafe fn float_value(obj: Obj) -> f64 {
     // SAFETY: a float stores its value inline.
     unsafe { ffi::PyFloat_AS_DOUBLE(obj) }
 }
+
+/// The value of an exact, non-negative `int` below 2**128 (a UUID's `int`), read from its digits;
+/// `None` for anything else, which then takes the general conversion.
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[inline]
+pub unsafe fn small_u128(obj: Obj) -> Option<u128> {
+    // SAFETY: forwarded from the caller; `digits_of` is read only for an exact int.
+    unsafe {
+        if super::type_of(obj) != super::int_type() {
+            return None;
+        }
+        let (digits, count, negative) = digits_of(obj);
+        // Five 30-bit digits hold 150 bits: the top one must then be under 2**8.
+        if negative || count > 5 || (count == 5 && *digits.add(4) >= 1 << 8) {
+            return None;
+        }
+        Some((0..count).fold(0u128, |acc, i| acc | u128::from(*digits.add(i)) << (30 * i)))
+    }
+}
+
+/// Layouts not described at `digits_of`: the general conversion.
+///
+/// # Safety
+/// None needed.
+#[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
+#[inline]
+pub unsafe fn small_u128(_obj: Obj) -> Option<u128> {
+    None
+}

@@ -112,3 +112,49 @@ pub unsafe fn type_lookup(ty: TypePtr, name: Obj) -> Option<Obj> {
     let found = unsafe { _PyType_Lookup(ty, name) };
     (!found.is_null()).then_some(found)
 }
+
+/// Where instances of `ty` keep the attribute `name`, when it is a `__slots__` member holding an
+/// object (raising AttributeError while unset): the byte offset of the slot.
+///
+/// # Safety
+/// `ty` is a live type, `name` a live str, and the GIL is held.
+#[cfg(not(any(PyPy, GraalPy, Py_GIL_DISABLED)))]
+pub unsafe fn object_slot(ty: TypePtr, name: Obj) -> Option<usize> {
+    // SAFETY: forwarded from the caller; a member descriptor's layout is CPython's
+    // `PyMemberDescrObject`, whose `d_member` points at the type's `PyMemberDef` (pyo3-ffi
+    // declares it as another struct's pointer before 3.11; the C field is a `PyMemberDef *`).
+    unsafe {
+        let descr = type_lookup(ty, name)?;
+        if ffi::Py_TYPE(descr) != std::ptr::addr_of_mut!(ffi::PyMemberDescr_Type) {
+            return None;
+        }
+        let member = (*descr.cast::<ffi::PyMemberDescrObject>())
+            .d_member
+            .cast::<ffi::PyMemberDef>();
+        let offset = usize::try_from((*member).offset).ok()?;
+        ((*member).type_code == ffi::Py_T_OBJECT_EX
+            && offset >= std::mem::size_of::<ffi::PyObject>())
+        .then_some(offset)
+    }
+}
+
+/// Other builds: slots are read through `getattr`.
+///
+/// # Safety
+/// None needed.
+#[cfg(any(PyPy, GraalPy, Py_GIL_DISABLED))]
+pub unsafe fn object_slot(_ty: TypePtr, _name: Obj) -> Option<usize> {
+    None
+}
+
+/// The object in the slot at `offset` (see [`object_slot`]), or `None` while it is unset.
+///
+/// # Safety
+/// `obj` is a live instance of the type `offset` was found on (not a subclass, which could
+/// lay out its slots differently only by overriding the attribute); the GIL is held.
+#[inline(always)]
+pub unsafe fn slot_value(obj: Obj, offset: usize) -> Option<Obj> {
+    // SAFETY: forwarded from the caller; the slot holds an object pointer or null.
+    let value = unsafe { *(obj as *const u8).add(offset).cast::<Obj>() };
+    (!value.is_null()).then_some(value)
+}

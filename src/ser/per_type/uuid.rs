@@ -10,6 +10,27 @@ use crate::ser::{error, Ctx};
 /// # Safety
 /// `obj` is a live UUID (or subclass); the GIL is held.
 pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+    let k = cx.known;
+    // An exact UUID keeps its value in a slot (subclasses may compute `int` otherwise).
+    if let (true, Some(offset)) = (unsafe { ffi::type_of(obj) } == k.uuid, k.uuid_int_slot) {
+        // SAFETY: forwarded from the caller; the slot's int is held by the UUID, and nothing
+        // runs Python code before its value is written.
+        if let Some(value) =
+            unsafe { ffi::slot_value(obj, offset).and_then(|int| ffi::small_u128(int)) }
+        {
+            return e.str(&canonical(value));
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { write_read(obj, cx, e) }
+}
+
+/// A UUID whose `int` is read with `getattr`, and converted by the general path.
+///
+/// # Safety
+/// `obj` is a live UUID (or subclass); the GIL is held.
+#[inline(never)]
+unsafe fn write_read<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     let int = unsafe { ffi::get_attr(obj, cx.known.names.int) }
         .map_err(|cause| error::attribute_failed("UUID.int could not be read", cause))?;
