@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import struct
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import textwrap
 from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 from conftest import CONTAINER_LENGTHS, assert_same, nested_lists, oracle_packb
 
@@ -290,3 +292,50 @@ def test_mutating_an_unrelated_container_is_fine() -> None:
     doc = [Trigger(), other]
     packed = _pack_with_mutation(doc, lambda: other.append(4))
     assert fastmsgpack.unpackb(packed) == ["done", [1, 2, 3, 4]]
+
+
+# nil, true and false inside arrays and maps are read in the container's own loop.
+
+SINGLETONS = [None, True, False]
+NEIGHBOURS = [None, True, False, 0, -1, 1.5, "s", b"b", [], {}, [None], {"k": False}]
+
+
+def test_singletons_in_every_position_of_arrays_and_maps() -> None:
+    for a, b, c in itertools.product(NEIGHBOURS, repeat=3):
+        items = [a, b, c]
+        packed = msgpack.packb(items)
+        assert fastmsgpack.unpackb(packed) == msgpack.unpackb(packed)
+        doc = {"a": a, "b": b, "c": c}
+        packed = msgpack.packb(doc)
+        assert fastmsgpack.unpackb(packed) == msgpack.unpackb(packed)
+    keyed = msgpack.packb({None: True, True: False, False: None})
+    assert fastmsgpack.unpackb(keyed, option=fastmsgpack.OPT_NON_STR_KEYS) == {
+        None: True,
+        True: False,
+        False: None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "offset"),
+    [
+        (b"\x93\xc3\xc2", 0),  # an array of three, with two
+        (b"\x92\xc0", 0),
+        (b"\x82\xa1a\xc3\xa1b", 6),  # a map whose second value is missing (where it starts)
+        (b"\x81\xa1a", 3),
+        (b"\x91\x92\xc0", 1),
+    ],
+)
+def test_truncated_after_singletons(data: bytes, offset: int) -> None:
+    with pytest.raises(fastmsgpack.MsgpackDecodeError, match=f"at byte offset {offset}$"):
+        fastmsgpack.unpackb(data)
+
+
+def test_decoding_singletons_keeps_their_reference_counts() -> None:
+    packed = msgpack.packb([[None, True, False] * 100, {"t": True, "f": False, "n": None}])
+    before = [sys.getrefcount(x) for x in SINGLETONS]
+    for _ in range(100):
+        fastmsgpack.unpackb(packed)
+    with pytest.raises(fastmsgpack.MsgpackDecodeError):
+        fastmsgpack.unpackb(packed[:-1])
+    assert [sys.getrefcount(x) for x in SINGLETONS] == before

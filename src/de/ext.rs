@@ -28,17 +28,14 @@ pub fn build(
         let ext = Ext::from_parts(py, tag, data)?;
         // SAFETY: `into_ptr` hands over a strong reference to a live object.
         return unsafe { Owned::from_new(ext.into_any().into_ptr()) }
-            .ok_or_else(|| DeError::Python(ffi::fetch_error()));
+            .ok_or_else(|| DeError::python(ffi::fetch_error()));
     };
     // SAFETY: attached; `hook` is kept alive by the caller of unpackb.
     unsafe {
         let tag = ffi::new_i64(tag as i64).ok_or_else(ffi::fetch_error)?;
         let data = ffi::new_bytes(data).ok_or_else(ffi::fetch_error)?;
-        ffi::call2(hook, tag.as_ptr(), data.as_ptr()).map_err(|cause| DeError::Callback {
-            what: "ext_hook raised an exception",
-            offset: start,
-            cause,
-        })
+        ffi::call2(hook, tag.as_ptr(), data.as_ptr())
+            .map_err(|cause| DeError::callback("ext_hook raised an exception", start, cause))
     }
 }
 
@@ -87,5 +84,5 @@ fn timestamp(known: &Known, data: &[u8], start: usize) -> Result<Owned, DeError>
     };
     // SAFETY: attached (the decoder runs with the GIL); the fields are a valid date and time.
     unsafe { ffi::new_utc_datetime(known, civil) }
-        .ok_or_else(|| DeError::Python(ffi::fetch_error()))
+        .ok_or_else(|| DeError::python(ffi::fetch_error()))
 }

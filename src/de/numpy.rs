@@ -116,7 +116,7 @@ pub fn build(
     };
     // SAFETY: `into_ptr` hands over a strong reference.
     unsafe { Owned::from_new(result.into_ptr()) }
-        .ok_or_else(|| DeError::Python(crate::ffi::fetch_error()))
+        .ok_or_else(|| DeError::python(crate::ffi::fetch_error()))
 }
 
 /// Cached dtypes by their string: the same few recur in a document.
@@ -150,9 +150,5 @@ fn dtype_for<'py>(
 
 #[cold]
 fn callback(what: &'static str, offset: usize, cause: PyErr) -> DeError {
-    DeError::Callback {
-        what,
-        offset,
-        cause,
-    }
+    DeError::callback(what, offset, cause)
 }

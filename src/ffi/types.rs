@@ -96,6 +96,12 @@ pub fn true_obj() -> Obj {
     unsafe { ffi::Py_True() }
 }
 
+#[inline(always)]
+pub fn false_obj() -> Obj {
+    // SAFETY: `Py_False` only returns the address of the interpreter's False singleton.
+    unsafe { ffi::Py_False() }
+}
+
 extern "C" {
     // Exported by CPython (Include/cpython/object.h): looks `name` up along a type's MRO, through
     // the type attribute cache, without invoking descriptors. Returns a borrowed reference.
