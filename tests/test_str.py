@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+import sys
 from typing import Any
 
 import pytest
@@ -137,3 +138,17 @@ def test_repeated_strings_decode_equal() -> None:
     result = fastmsgpack.unpackb(fastmsgpack.packb(doc))
     assert result == doc
     assert all(type(s) is str for s in (result[0], result[1], *result[2], *result[2].values()))
+
+
+def test_every_single_ascii_character_decodes_to_itself() -> None:
+    # One-character strings are CPython's cached ones: equal, exact str, and not leaked.
+    chars = [chr(c) for c in range(128)]
+    packed = fastmsgpack.packb([chars, {c: c for c in chars}, ["", "é", "ab"]])
+    fastmsgpack.unpackb(packed)  # the decoder's key cache now holds the keys it keeps
+    before = [sys.getrefcount(c) for c in chars]
+    for _ in range(50):
+        decoded = fastmsgpack.unpackb(packed)
+        assert decoded == [chars, {c: c for c in chars}, ["", "é", "ab"]]
+        assert all(type(c) is str and len(c) == 1 for c in decoded[0])
+    del decoded
+    assert [sys.getrefcount(c) for c in chars] == before
