@@ -3,8 +3,9 @@
 The vocabulary (generators.make_vocabulary) is a list of dicts of str and int, each with a list of
 one to four forms. "dump" serializes it in memory and writes the result through
 ``gzip.open(path, "wb", compresslevel=1)``; "load" reads and decompresses the whole file and
-deserializes it. Compression level 1 is used throughout, so that compression costs little next
-to serialization; the file sizes are therefore those of a fast gzip.
+deserializes it. Compression level 1, gzip's fastest, is used throughout; even so, compressing
+takes most of a dump's time (about 46 ms of 61 for a MessagePack file, against 11 ms to
+serialize), and deflate runs slower on MessagePack's bytes than on the larger JSON text.
 
 Groups are ``vocab-dump`` and ``vocab-load``; ``extra_info["bytes"]`` is the size of the gzip
 file and ``extra_info["raw_bytes"]`` that of the uncompressed serialization. Each library is
