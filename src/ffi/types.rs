@@ -156,8 +156,8 @@ pub unsafe fn object_slot(_ty: TypePtr, _name: Obj) -> Option<usize> {
 /// The object in the slot at `offset` (see [`object_slot`]), or `None` while it is unset.
 ///
 /// # Safety
-/// `obj` is a live instance of the type `offset` was found on (not a subclass, which could
-/// lay out its slots differently only by overriding the attribute); the GIL is held.
+/// `obj` is a live instance of the type `offset` was found on, or of a subclass (which keeps
+/// its bases' slots where they are); the GIL is held.
 #[inline(always)]
 pub unsafe fn slot_value(obj: Obj, offset: usize) -> Option<Obj> {
     // SAFETY: forwarded from the caller; the slot holds an object pointer or null.

@@ -11,8 +11,10 @@ use crate::ser::{error, Ctx};
 /// `obj` is a live UUID (or subclass); the GIL is held.
 pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
-    // An exact UUID keeps its value in a slot (subclasses may compute `int` otherwise).
-    if let (true, Some(offset)) = (unsafe { ffi::type_of(obj) } == k.uuid, k.uuid_int_slot) {
+    // An exact UUID's `int` is its slot (a subclass may compute `int` otherwise).
+    // SAFETY: forwarded from the caller.
+    let exact = unsafe { ffi::type_of(obj) } == k.uuid;
+    if let (true, Some(offset)) = (exact, k.uuid_int_slot) {
         // SAFETY: forwarded from the caller; the slot's int is held by the UUID, and nothing
         // runs Python code before its value is written.
         if let Some(value) =
