@@ -60,11 +60,11 @@ pub fn build(
         Some(t) if t.is_instance_of::<PyString>() => t,
         Some(t) if t.is_instance_of::<PyBytes>() => t
             .call_method1("decode", ("ascii",))
-            .map_err(|cause| callback("'type' is not ASCII", start, cause))?,
+            .map_err(|cause| DeError::callback("'type' is not ASCII", start, cause))?,
         _ => return Err(bad("'type' must be a dtype string", start)),
     };
     let Some((dtype, itemsize)) = dtype_for(py, np, &dtype_name)
-        .map_err(|cause| callback("'type' is not a numpy dtype", start, cause))?
+        .map_err(|cause| DeError::callback("'type' is not a numpy dtype", start, cause))?
     else {
         return Err(bad("the dtype cannot be built from raw bytes", start));
     };
@@ -103,16 +103,18 @@ pub fn build(
     let frombuffer = unsafe { Bound::from_borrowed_ptr(py, np.frombuffer) };
     let flat = frombuffer
         .call1((buffer, &dtype, count, buffer_offset))
-        .map_err(|cause| callback("'data' could not be read as the dtype", start, cause))?;
+        .map_err(|cause| {
+            DeError::callback("'data' could not be read as the dtype", start, cause)
+        })?;
     let result = match shape {
         // A 1-d array is already in shape.
         Some(shape) if shape.len() == 1 => flat,
         Some(shape) => flat
             .call_method1("reshape", (shape,))
-            .map_err(|cause| callback("'shape' does not fit the data", start, cause))?,
+            .map_err(|cause| DeError::callback("'shape' does not fit the data", start, cause))?,
         None => flat
             .get_item(0)
-            .map_err(|cause| callback("scalar data is empty", start, cause))?,
+            .map_err(|cause| DeError::callback("scalar data is empty", start, cause))?,
     };
     // SAFETY: `into_ptr` hands over a strong reference.
     unsafe { Owned::from_new(result.into_ptr()) }
@@ -146,9 +148,4 @@ fn dtype_for<'py>(
     }
     cache.set_item(name, (&dtype, itemsize))?;
     Ok(Some((dtype, itemsize)))
-}
-
-#[cold]
-fn callback(what: &'static str, offset: usize, cause: PyErr) -> DeError {
-    DeError::callback(what, offset, cause)
 }

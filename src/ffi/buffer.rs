@@ -59,17 +59,26 @@ impl InputBuffer {
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        let (ptr, len) = match self {
-            InputBuffer::Exported(view) => (view.buf as *const u8, view.len as usize),
-            InputBuffer::Copied(data) => return data,
-        };
-        if len == 0 {
-            return &[];
+        match self {
+            // SAFETY: the export lives as long as `self`.
+            InputBuffer::Exported(view) => unsafe { exported_bytes(view) },
+            InputBuffer::Copied(data) => data,
         }
-        // SAFETY: the export keeps `len` bytes at `ptr` alive and unchanged for as long as
-        // `self` lives.
-        unsafe { std::slice::from_raw_parts(ptr, len) }
     }
+}
+
+/// The bytes of an export.
+///
+/// # Safety
+/// `view` was filled by a successful `PyObject_GetBuffer` and is not released while the bytes
+/// are used.
+unsafe fn exported_bytes(view: &ffi::Py_buffer) -> &[u8] {
+    let len = view.len as usize;
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the export keeps `len` bytes at `buf` alive and unchanged until it is released.
+    unsafe { std::slice::from_raw_parts(view.buf as *const u8, len) }
 }
 
 /// Calls `f` with the bytes of `obj`'s C-contiguous memory, exported for the duration of the
@@ -95,14 +104,7 @@ pub unsafe fn with_exported<R>(obj: Obj, f: impl FnOnce(&[u8]) -> R) -> Result<R
             return Err(super::fetch_error());
         }
         let export = Export(view.assume_init_mut());
-        let len = export.0.len as usize;
-        let bytes = if len == 0 {
-            &[]
-        } else {
-            // SAFETY: the export keeps `len` bytes at `buf` alive until it is released.
-            std::slice::from_raw_parts(export.0.buf as *const u8, len)
-        };
-        Ok(f(bytes))
+        Ok(f(exported_bytes(export.0)))
     }
 }
 
