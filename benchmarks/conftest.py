@@ -1,9 +1,8 @@
 """Inputs for the benchmarks: four real-world JSON documents, as Python objects and as MessagePack.
 
 The documents (twitter, github, citm_catalog, canada) are the ones the orjson, ormsgpack and
-nativejson-benchmark projects use for speed comparisons. They are not part of this repository:
-they are read, xz-compressed, from ``shared/data/fixtures`` in the directory that contains the
-repository checkout (see the README.md there for their provenance).
+nativejson-benchmark projects use for speed comparisons. They are read, xz-compressed, from
+``tests/data/fixtures`` (see the README.md there for their provenance).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import pytest
 # library being timed; no benchmark uses BLAS, so one thread is enough.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-FIXTURES_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "fixtures"
+FIXTURES_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "fixtures"
 
 # In the order the results are reported.
 FIXTURE_NAMES = ("twitter", "github", "citm_catalog", "canada")

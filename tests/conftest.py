@@ -1,8 +1,7 @@
-"""Shared test data location and helpers for the fastmsgpack test suite.
+"""Test data location and helpers for the fastmsgpack test suite.
 
-The third-party test data lives outside the repository, next to it:
-``<repo root>/../shared/data`` (see the README.md in each of its folders). It is never copied into
-the repository. If it is missing the whole suite fails at collection time instead of skipping.
+The third-party test data lives in ``tests/data`` (see the README.md there and in each of its
+folders). If it is missing the whole suite fails at collection time instead of skipping.
 """
 
 from __future__ import annotations
@@ -28,18 +27,15 @@ from hypothesis import strategies as st
 import fastmsgpack
 import fastmsgpack.json
 
-DATA: Path = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA: Path = Path(__file__).resolve().parent / "data"
 
 if not DATA.is_dir():
-    raise RuntimeError(
-        f"shared test data directory not found: {DATA} "
-        "(expected next to the repository root as ../shared/data)"
-    )
+    raise RuntimeError(f"test data directory not found: {DATA} (it is part of the repository)")
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    """The shared test data directory (same as the module constant DATA)."""
+    """The test data directory, tests/data (same as the module constant DATA)."""
     return DATA
 
 
