@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Summarise a pytest-benchmark JSON report as one table comparing libraries.
+"""Summarise a pytest-benchmark JSON report as tables comparing libraries.
 
 One row per benchmark group (a workload such as "packb-twitter"), one column per library. Each
 cell holds the library's median time per call and, in brackets, its ratio to the reference
 library (fastmsgpack by default): a ratio above 1 means slower than the reference. A last row
 gives the geometric mean of each library's ratios over the workloads it ran.
 
+As plain text (the default), there is one table per workload family, with only the libraries
+that ran in it, and a family with more libraries than fit ``--width`` columns (100 by default)
+is split into blocks of columns, each repeating the workload column. A last table gives each
+library's geometric mean over every workload. ``--markdown`` prints one table with every
+workload and library instead.
+
 The library of a benchmark is taken from ``extra_info["library"]``, else from the ``library``
 parameter, else from the benchmark's name.
 
-Usage: scripts/bench_table.py [--markdown] [--stat median] [--reference fastmsgpack] REPORT.json
+Usage: scripts/bench_table.py [--markdown] [--width 100] [--stat median]
+                              [--reference fastmsgpack] REPORT.json
 """
 
 from __future__ import annotations
@@ -140,7 +147,8 @@ def rows(table: Table, reference: str, geomean: bool = True) -> tuple[list[str],
     return header, body
 
 
-def render_plain(header: list[str], body: list[list[str]]) -> str:
+def render_plain(header: list[str], body: list[list[str]], total: bool = True) -> str:
+    """Aligned columns; a rule under the header and, when ``total``, above the last row."""
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
@@ -149,7 +157,56 @@ def render_plain(header: list[str], body: list[list[str]]) -> str:
         return "  ".join([first, *rest]).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
+    if not total:
+        return "\n".join([line(header), rule, *(line(r) for r in body)])
     return "\n".join([line(header), rule, *(line(r) for r in body[:-1]), rule, line(body[-1])])
+
+
+def column_blocks(header: list[str], body: list[list[str]], width: int) -> list[list[int]]:
+    """The library columns of ``header`` (indices from 1) in blocks whose plain rendering, with
+    the workload column before each, fits in ``width`` characters (one column at the least)."""
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    blocks: list[list[int]] = []
+    used = widths[0]
+    for i in range(1, len(header)):
+        if blocks and used + 2 + widths[i] <= width:
+            blocks[-1].append(i)
+            used += 2 + widths[i]
+        else:
+            blocks.append([i])
+            used = widths[0] + 2 + widths[i]
+    return blocks
+
+
+def render_plain_fitted(header: list[str], body: list[list[str]], width: int) -> str:
+    """``render_plain`` of the table, split into blocks of columns that fit ``width``."""
+    parts = []
+    for block in column_blocks(header, body, width):
+        keep = [0, *block]
+        parts.append(render_plain([header[i] for i in keep], [[r[i] for i in keep] for r in body]))
+    return "\n\n".join(parts)
+
+
+def family_tables(report: dict[str, Any], stat: str, reference: str) -> list[tuple[str, Table]]:
+    """One table per workload family, in the order the families first appear in the report."""
+    families: dict[str, list[dict[str, Any]]] = {}
+    for bench in report.get("benchmarks", []):
+        families.setdefault(family_of(bench), []).append(bench)
+    out = []
+    for family, benches in families.items():
+        table = load({"benchmarks": benches}, stat, reference)
+        if table.groups:
+            out.append((FAMILY_TITLES.get(family, family), table))
+    return out
+
+
+def summary_rows(table: Table, reference: str) -> tuple[list[str], list[list[str]]]:
+    """One row per library: how many workloads it ran and its geometric mean ratio over them."""
+    _, body = rows(table, reference)
+    counts = {lib: sum(1 for g in table.groups if lib in table.times[g]) for lib in table.libraries}
+    header = ["library", "workloads", "geometric mean"]
+    means = body[-1][1:]
+    return header, [[lib, str(counts[lib]), m] for lib, m in zip(table.libraries, means)]
 
 
 def render_markdown(header: list[str], body: list[list[str]]) -> str:
@@ -182,6 +239,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("report", type=Path, help="JSON written by pytest --benchmark-json")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
+        "--width",
+        type=int,
+        default=100,
+        help="widest line of the plain tables, in characters (default: 100)",
+    )
+    parser.add_argument(
         "--stat", choices=STATS, default="median", help="statistic to compare (default: median)"
     )
     parser.add_argument(
@@ -201,8 +264,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench_table: no benchmark results in {args.report}", file=sys.stderr)
         return 1
 
-    header, body = rows(table, args.reference)
-    render = render_markdown if args.markdown else render_plain
     legend = (
         f"{args.stat.capitalize()} time per call; in brackets, the ratio to {args.reference}"
         f" (above 1 = slower than {args.reference})."
@@ -211,13 +272,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown:
         print(legend + (f" {machine}." if machine else ""))
         print()
-        print(render(header, body))
+        print(render_markdown(*rows(table, args.reference)))
     else:
         if machine:
             print(machine)
         print(legend)
+        for title, family in family_tables(report, args.stat, args.reference):
+            print()
+            print(f"{title}:")
+            print(render_plain_fitted(*rows(family, args.reference), args.width))
         print()
-        print(render(header, body))
+        print(f"Every workload: geometric mean of each library's ratios to {args.reference}:")
+        print(render_plain(*summary_rows(table, args.reference), total=False))
     if args.reference not in table.libraries:
         print(f"bench_table: no results for {args.reference}; ratios are n/a", file=sys.stderr)
     return 0
