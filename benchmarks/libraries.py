@@ -16,6 +16,8 @@ import msgpack  # type: ignore[import-untyped]
 import msgspec
 import orjson
 import ormsgpack
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 
 import fastmsgpack
 
@@ -59,6 +61,12 @@ def check_msgpack(library: Library, packed: bytes, expected: Any) -> None:
 
 MSGPACK_LIBRARIES = (
     Library("fastmsgpack", fastmsgpack.packb, fastmsgpack.unpackb, msgpack_format=True),
+    # An earlier build, with scripts/bench --baseline REV (see baseline.py).
+    *(
+        [Library(BEFORE_NAME, BEFORE.packb, BEFORE.unpackb, msgpack_format=True)]
+        if BEFORE is not None
+        else []
+    ),
     Library("ormsgpack", ormsgpack.packb, ormsgpack.unpackb, msgpack_format=True),
     Library("msgspec", msgspec.msgpack.encode, msgspec.msgpack.decode, msgpack_format=True),
     Library(

@@ -10,6 +10,8 @@ from typing import Any
 
 import orjson
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 
 import fastmsgpack
 import fastmsgpack.json
@@ -28,6 +30,10 @@ TRANSCODE: dict[str, Callable[[bytes], bytes]] = {
     "fastmsgpack": fastmsgpack.json.from_msgpack,
     "orjson": _orjson_of_msgpack,
 }
+
+if BEFORE is not None:
+    DUMPS[BEFORE_NAME] = BEFORE.json_dumps
+    TRANSCODE[BEFORE_NAME] = BEFORE.json_from_msgpack
 
 
 @pytest.mark.parametrize("library", list(DUMPS))

@@ -15,6 +15,8 @@ import msgpack_numpy  # type: ignore[import-untyped]
 import numpy as np
 import ormsgpack
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 
 import fastmsgpack
 
@@ -56,6 +58,11 @@ RAW_PACK: dict[str, Callable[[Any], bytes]] = {
     "fastmsgpack": lambda a: fastmsgpack.packb(a, option=RAW),
     "tobytes": lambda a: a.tobytes(),
 }
+
+if BEFORE is not None:
+    ELEMENTWISE[BEFORE_NAME] = lambda a: BEFORE.packb(a, option=fastmsgpack.OPT_SERIALIZE_NUMPY)
+    ROUND_TRIP[BEFORE_NAME] = lambda a: BEFORE.unpackb(BEFORE.packb(a, option=RAW), option=RAW)
+    RAW_PACK[BEFORE_NAME] = lambda a: BEFORE.packb(a, option=RAW)
 
 
 @pytest.mark.parametrize("name", list(ARRAYS))

@@ -23,6 +23,8 @@ import msgspec
 import ormsgpack
 import pydantic
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 
 import fastmsgpack
 
@@ -44,6 +46,12 @@ PYDANTIC_LIBRARIES: dict[str, Callable[[Any], bytes]] = {
     "ormsgpack": functools.partial(ormsgpack.packb, option=ormsgpack.OPT_SERIALIZE_PYDANTIC),
     "msgspec": msgspec.msgpack.Encoder(enc_hook=_model_dump).encode,
 }
+
+if BEFORE is not None:
+    LIBRARIES[BEFORE_NAME] = BEFORE.packb
+    PYDANTIC_LIBRARIES[BEFORE_NAME] = functools.partial(
+        BEFORE.packb, option=fastmsgpack.OPT_SERIALIZE_PYDANTIC
+    )
 
 TZ = datetime.timezone(datetime.timedelta(hours=2))
 

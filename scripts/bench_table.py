@@ -97,8 +97,10 @@ def load(report: dict[str, Any], stat: str, reference: str) -> Table:
             table.libraries.append(library)
         table.times[group][library] = float(stats[stat])
     if reference in table.libraries:
-        table.libraries.remove(reference)
-        table.libraries.insert(0, reference)
+        # The reference first, then its other builds ("fastmsgpack-before"), then the rest.
+        own = [lib for lib in table.libraries if lib.startswith(f"{reference}-")]
+        others = [lib for lib in table.libraries if lib != reference and lib not in own]
+        table.libraries = [reference, *own, *others]
     return table
 
 
