@@ -25,6 +25,7 @@ pub const NUMPY_RAW: Opt = 1 << 16;
 pub const JSON_COMPAT: Opt = 1 << 17;
 pub const INDENT_2: Opt = 1 << 18;
 pub const APPEND_NEWLINE: Opt = 1 << 19;
+pub const STRICT_INTEGER: Opt = 1 << 20;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -48,6 +49,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_JSON_COMPAT", JSON_COMPAT),
     ("OPT_INDENT_2", INDENT_2),
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
+    ("OPT_STRICT_INTEGER", STRICT_INTEGER),
 ];
 
 /// The options `packb` accepts.
@@ -70,11 +72,12 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | NUMPY_RAW
     | JSON_COMPAT;
 
-/// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own layout options.
+/// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own options.
 pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
     & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT))
     | INDENT_2
-    | APPEND_NEWLINE;
+    | APPEND_NEWLINE
+    | STRICT_INTEGER;
 
 /// The options `json.from_msgpack` accepts.
 pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE;

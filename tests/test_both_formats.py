@@ -153,8 +153,8 @@ def test_default_errors_are_chained(fmt: Format) -> None:
     with pytest.raises(fmt.encode_error) as info:
         fmt.encode(object(), default=default)
     assert isinstance(info.value.__cause__, RuntimeError)
-    with pytest.raises(fmt.encode_error, match="254"):
-        fmt.encode(1j, default=lambda obj: obj)  # returned unchanged: 254 calls, then an error
+    with pytest.raises(fmt.encode_error, match="255"):
+        fmt.encode(1j, default=lambda obj: obj)  # returned unchanged: 255 calls, then an error
 
 
 def countdown(calls: int) -> Any:
@@ -176,9 +176,9 @@ def test_nesting_limits(fmt: Format) -> None:
     cycle["self"] = cycle
     with pytest.raises(fmt.encode_error, match="circular"):
         fmt.encode(cycle)
-    assert fmt.round_trip(object(), default=countdown(254)) == "done"
-    with pytest.raises(fmt.encode_error, match="254"):
-        fmt.encode(object(), default=countdown(255))
+    assert fmt.round_trip(object(), default=countdown(255)) == "done"
+    with pytest.raises(fmt.encode_error, match="255"):
+        fmt.encode(object(), default=countdown(256))
 
 
 @pytest.mark.parametrize("value", [object(), 1j, dt.timedelta(1), type, len, {1, 2j}])

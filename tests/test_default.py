@@ -6,10 +6,13 @@ import collections
 import datetime
 from typing import Any
 
+import orjson
+import ormsgpack
 import pytest
 from conftest import MyBytearray, MyBytes, MyDict, MyFloat, MyInt, MyList, MyStr, oracle_packb
 
 import fastmsgpack
+import fastmsgpack.json
 from fastmsgpack import (
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_SUBCLASS,
@@ -17,7 +20,7 @@ from fastmsgpack import (
     MsgpackEncodeError,
 )
 
-DEFAULT_DEPTH_LIMIT = 254
+DEFAULT_DEPTH_LIMIT = 255
 
 
 class Point:
@@ -129,6 +132,24 @@ def test_nested_default_limit() -> None:
     assert fastmsgpack.packb(Box(DEFAULT_DEPTH_LIMIT), default=unbox) == oracle_packb("leaf")
     with pytest.raises(MsgpackEncodeError):
         fastmsgpack.packb(Box(DEFAULT_DEPTH_LIMIT + 1), default=unbox)
+
+
+@pytest.mark.parametrize(
+    "calls", [DEFAULT_DEPTH_LIMIT - 1, DEFAULT_DEPTH_LIMIT, DEFAULT_DEPTH_LIMIT + 1]
+)
+def test_nested_default_limit_is_that_of_orjson_and_ormsgpack(calls: int) -> None:
+    def accepts(dumps: Any) -> bool:
+        try:
+            dumps(Box(calls), default=unbox)
+        except TypeError:
+            return False
+        return True
+
+    expected = calls <= DEFAULT_DEPTH_LIMIT
+    assert accepts(orjson.dumps) is expected
+    assert accepts(ormsgpack.packb) is expected
+    assert accepts(fastmsgpack.packb) is expected
+    assert accepts(fastmsgpack.json.dumps) is expected
 
 
 def test_default_returning_its_argument_hits_the_limit() -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "OPT_SERIALIZE_NUMPY",
     "OPT_SERIALIZE_PYDANTIC",
     "OPT_SORT_KEYS",
+    "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
     "Ext",
     "MsgpackDecodeError",
@@ -51,6 +52,7 @@ OPT_REPLACE_SURROGATES: int
 OPT_SERIALIZE_NUMPY: int
 OPT_SERIALIZE_PYDANTIC: int
 OPT_SORT_KEYS: int
+OPT_STRICT_INTEGER: int
 OPT_UTC_Z: int
 
 class MsgpackEncodeError(TypeError): ...

@@ -17,6 +17,7 @@ from fastmsgpack._fastmsgpack import (
     OPT_SERIALIZE_NUMPY,
     OPT_SERIALIZE_PYDANTIC,
     OPT_SORT_KEYS,
+    OPT_STRICT_INTEGER,
     OPT_UTC_Z,
     JSONEncodeError,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "OPT_SERIALIZE_NUMPY",
     "OPT_SERIALIZE_PYDANTIC",
     "OPT_SORT_KEYS",
+    "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
     "JSONEncodeError",
     "dumps",

@@ -22,6 +22,9 @@ use crate::error::Res;
 pub trait Emitter {
     /// Whether map keys come out as strings (JSON): then sorting keys sorts by that text.
     const STRINGIFIES_KEYS: bool = false;
+    /// Whether this writes JSON text, to which the JSON-only options (`OPT_STRICT_INTEGER`)
+    /// apply; false compiles their checks out of the other formats.
+    const JSON_TEXT: bool = false;
 
     fn nil(&mut self) -> Res;
     fn bool(&mut self, v: bool) -> Res;

@@ -65,6 +65,11 @@ pub fn int_too_big() -> Error {
 }
 
 #[cold]
+pub fn int_not_53_bit() -> Error {
+    MsgpackEncodeError::new_err("int exceeds the 53-bit range of OPT_STRICT_INTEGER").into()
+}
+
+#[cold]
 pub fn surrogates(cause: PyErr) -> Error {
     with_cause(
         MsgpackEncodeError::new_err(

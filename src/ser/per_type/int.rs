@@ -6,8 +6,12 @@ use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, per_type, Ctx};
 
+/// The largest magnitude `OPT_STRICT_INTEGER` lets through: 2**53-1, the largest integer up to
+/// which every integer has an exact IEEE double (JavaScript's `Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 /// An `int` (or subclass) in its shortest form; outside 64 bits an error, or `default` with
-/// `OPT_PASSTHROUGH_BIG_INT`.
+/// `OPT_PASSTHROUGH_BIG_INT`. JSON with `OPT_STRICT_INTEGER` refuses magnitudes above 2**53-1.
 ///
 /// # Safety
 /// `obj` is a live int; the GIL is held.
@@ -15,8 +19,21 @@ use crate::ser::{error, per_type, Ctx};
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     match unsafe { int_value(obj) } {
-        IntValue::I64(v) => e.int(v),
-        IntValue::U64(v) => e.uint(v),
+        IntValue::I64(v) => {
+            if E::JSON_TEXT
+                && st.has(opt::STRICT_INTEGER)
+                && !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&v)
+            {
+                return Err(error::int_not_53_bit());
+            }
+            e.int(v)
+        }
+        IntValue::U64(v) => {
+            if E::JSON_TEXT && st.has(opt::STRICT_INTEGER) && v > MAX_SAFE_INTEGER as u64 {
+                return Err(error::int_not_53_bit());
+            }
+            e.uint(v)
+        }
         // SAFETY: forwarded from the caller.
         IntValue::Big => unsafe { write_big(obj, st, cx, e) },
     }
