@@ -1,0 +1,80 @@
+"""Every ```python block of README.md and doc/*.md runs, so the docs show what the code does.
+
+The blocks of one page run in order in one module namespace (a later block may use what an
+earlier one defined), in a fresh temporary working directory. A line ending in
+``# raises SomeError`` must raise that exception (or a subclass), as the comment tells the reader.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "doc").glob("*.md"))]
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+RAISES = re.compile(r"^(\s*)(\S.*?)\s*# raises (\w+)\b.*$")
+
+
+def blocks(page: Path) -> list[tuple[int, str]]:
+    text = page.read_text(encoding="utf-8")
+    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in BLOCK.finditer(text)]
+
+
+@contextmanager
+def raises_named(name: str) -> Iterator[None]:
+    """Expects an exception whose class, or one of its bases, is called ``name``."""
+    try:
+        yield
+    except BaseException as exc:
+        if any(cls.__name__ == name for cls in type(exc).__mro__):
+            return
+        raise AssertionError(f"expected {name}, got {type(exc).__name__}: {exc}") from exc
+    raise AssertionError(f"expected {name}, nothing was raised")
+
+
+def with_raises(source: str) -> str:
+    """The block with each ``stmt  # raises E`` line run under ``raises_named("E")``, keeping
+    line numbers."""
+    out = []
+    for line in source.splitlines():
+        m = RAISES.match(line)
+        if m:
+            indent, stmt, name = m.groups()
+            line = f"{indent}with __raises_named({name!r}): {stmt}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)
+def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    # A real module, so that dataclasses and pickling find the classes the examples define.
+    module = types.ModuleType(f"doc_example_{page.stem}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    module.__dict__["__raises_named"] = raises_named
+    for line, source in blocks(page):
+        code = compile(with_raises(source), f"{page.relative_to(ROOT)}:{line}", "exec")
+        exec(code, module.__dict__)
+
+
+def test_a_raises_comment_is_checked() -> None:
+    with pytest.raises(AssertionError, match="nothing was raised"):
+        exec(
+            compile(with_raises("x = 1  # raises ValueError"), "t", "exec"),
+            {"__raises_named": raises_named},
+        )
+    exec(
+        compile(with_raises("int('x')  # raises ValueError"), "t", "exec"),
+        {"__raises_named": raises_named},
+    )
+
+
+def test_the_docs_have_examples() -> None:
+    assert sum(len(blocks(p)) for p in PAGES) >= 20
