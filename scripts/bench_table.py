@@ -45,6 +45,7 @@ FAMILY_TITLES = {
     "rich": "Packing dataclasses, pydantic models and records of UUID, datetime, date, Enum",
     "numpy": "numpy arrays: element-wise packing, raw round trip, raw packing",
     "json": "JSON output: dumps, and MessagePack to JSON",
+    "fragment": "A cached 100 KB packed sub-document: inserted as a Fragment, or packed again",
 }
 ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 

@@ -11,6 +11,7 @@ mod error;
 mod exc;
 mod ext;
 mod ffi;
+mod fragment;
 mod json;
 mod opt;
 mod ser;
@@ -109,6 +110,8 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_json_from_msgpack_at, m)?)?;
     m.add("JSONEncodeError", py.get_type::<exc::JSONEncodeError>())?;
     m.add_class::<ext::Ext>()?;
+    m.add_class::<fragment::Fragment>()?;
+    m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
     for (name, bit) in opt::ALL {

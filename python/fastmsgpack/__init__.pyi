@@ -24,6 +24,7 @@ __all__ = [
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
     "Ext",
+    "Fragment",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "__version__",
@@ -83,3 +84,11 @@ def unpackb(
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
 ) -> Any: ...
+
+@final
+class Fragment:
+    """One complete MessagePack object, already packed, that ``packb`` writes as it is."""
+
+    def __new__(cls, contents: bytes | bytearray | memoryview, /) -> Fragment: ...
+    @property
+    def contents(self) -> bytes: ...

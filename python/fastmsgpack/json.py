@@ -21,6 +21,7 @@ from fastmsgpack._fastmsgpack import (
     OPT_UTC_Z,
     JSONEncodeError,
 )
+from fastmsgpack._fastmsgpack import JsonFragment as Fragment
 from fastmsgpack._fastmsgpack import json_dumps as dumps
 from fastmsgpack._fastmsgpack import json_from_msgpack as from_msgpack
 
@@ -43,6 +44,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "Fragment",
     "JSONEncodeError",
     "dumps",
     "from_msgpack",

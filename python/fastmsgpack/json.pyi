@@ -1,5 +1,5 @@
 from collections.abc import Callable
-from typing import Any
+from typing import Any, final
 
 from fastmsgpack import MsgpackEncodeError
 
@@ -22,6 +22,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "Fragment",
     "JSONEncodeError",
     "dumps",
     "from_msgpack",
@@ -47,6 +48,14 @@ OPT_STRICT_INTEGER: int
 OPT_UTC_Z: int
 
 class JSONEncodeError(MsgpackEncodeError): ...
+
+@final
+class Fragment:
+    """JSON text that ``dumps`` writes as it is (str or bytes; not checked)."""
+
+    def __new__(cls, contents: str | bytes, /) -> Fragment: ...
+    @property
+    def contents(self) -> str | bytes: ...
 
 def dumps(
     obj: Any,

@@ -6,6 +6,7 @@ mod keycache;
 pub mod msgpack;
 mod numpy;
 mod reader;
+pub mod skip;
 pub mod transcode;
 
 use pyo3::exceptions::PyTypeError;

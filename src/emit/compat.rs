@@ -97,6 +97,13 @@ impl<E: Emitter> Emitter for JsonCompat<E> {
         self.inner.float(wide)
     }
 
+    #[cold]
+    fn raw_msgpack(&mut self, _data: &[u8]) -> Res {
+        Err(not_json(
+            "a Fragment (MessagePack bytes written as they are)",
+        ))
+    }
+
     fn str(&mut self, utf8: &[u8]) -> Res {
         self.inner.str(utf8)
     }

@@ -201,6 +201,20 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         unsafe { self.number_written(dst, write_u64(v, dst)) }
     }
 
+    /// A `json.Fragment`'s text, and the separator after it.
+    #[inline]
+    fn raw_json(&mut self, text: &[u8]) -> Res {
+        self.out.put(text)?;
+        self.out.put(b",")
+    }
+
+    #[cold]
+    fn raw_msgpack(&mut self, _data: &[u8]) -> Res {
+        Err(not_json(
+            "a Fragment (MessagePack bytes; fastmsgpack.json.Fragment holds JSON)",
+        ))
+    }
+
     /// NaN and the infinities have no JSON form: `null`.
     #[inline(always)]
     fn float(&mut self, v: f64) -> Res {

@@ -14,7 +14,13 @@ pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
 pub use msgpack::MsgpackEmitter;
 
-use crate::error::Res;
+use crate::error::{Error, Res};
+use crate::exc::MsgpackEncodeError;
+
+#[cold]
+fn fragment_refused(why: &str) -> Error {
+    MsgpackEncodeError::new_err(why.to_owned()).into()
+}
 
 /// What the dispatch tree can write. Container headers carry their length up front (MessagePack
 /// needs it); the `*_item`/`*_end` hooks mark the boundaries a text format needs for separators
@@ -39,6 +45,22 @@ pub trait Emitter {
     fn ext(&mut self, tag: i8, data: &[u8]) -> Res;
     /// A point in time: seconds since the Unix epoch and nanoseconds (0..10**9).
     fn timestamp(&mut self, secs: i64, nanos: u32) -> Res;
+
+    /// One complete MessagePack object (a `Fragment`'s checked contents), written as it is.
+    #[cold]
+    fn raw_msgpack(&mut self, _data: &[u8]) -> Res {
+        Err(fragment_refused(
+            "a Fragment (MessagePack bytes) cannot be written here",
+        ))
+    }
+
+    /// JSON text (a `json.Fragment`'s contents), written as it is.
+    #[cold]
+    fn raw_json(&mut self, _text: &[u8]) -> Res {
+        Err(fragment_refused(
+            "a json.Fragment (JSON text) cannot be written as MessagePack",
+        ))
+    }
 
     /// Advice that about `bytes` more bytes of output follow (a large array or binary).
     #[inline(always)]

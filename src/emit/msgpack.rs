@@ -154,6 +154,11 @@ impl Emitter for MsgpackEmitter {
     }
 
     #[inline]
+    fn raw_msgpack(&mut self, data: &[u8]) -> Res {
+        self.out.put(data)
+    }
+
+    #[inline]
     fn timestamp(&mut self, secs: i64, nanos: u32) -> Res {
         let (bytes, len) = marker::timestamp(secs, nanos);
         self.out.reserve(bytes.len())?;

@@ -35,6 +35,8 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::ByteArray => per_type::bytes::write_bytearray(obj, e),
             ObType::MemoryView => per_type::bytes::write_memoryview(obj, e),
             ObType::Ext => per_type::ext::write(obj, e),
+            ObType::Fragment => per_type::fragment::write(obj, e),
+            ObType::JsonFragment => per_type::fragment::write_json(obj, e),
             ObType::Datetime => per_type::datetime::write_datetime(obj, st, cx, e),
             ObType::Date => per_type::datetime::write_date(obj, e),
             ObType::Time => per_type::datetime::write_time(obj, st, e),

@@ -18,6 +18,8 @@ use state::State;
 pub struct Ctx {
     pub default: Option<Obj>,
     pub ext_type: TypePtr,
+    /// `Fragment` and `json.Fragment` (final classes: told by pointer).
+    pub fragment_types: (TypePtr, TypePtr),
     pub known: &'static Known,
     /// numpy's handles, loaded only with `OPT_SERIALIZE_NUMPY` or `OPT_NUMPY_RAW` (and when
     /// numpy is installed).
@@ -37,6 +39,10 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
     Ok(Ctx {
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
+        fragment_types: (
+            <crate::fragment::Fragment as pyo3::PyTypeInfo>::type_object_raw(py),
+            <crate::fragment::JsonFragment as pyo3::PyTypeInfo>::type_object_raw(py),
+        ),
         known: Known::get(py)?,
         numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
             Numpy::get(py)?

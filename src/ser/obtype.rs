@@ -21,6 +21,9 @@ pub enum ObType {
     ByteArray,
     MemoryView,
     Ext,
+    /// A `Fragment` (MessagePack) or a `json.Fragment` (JSON text), written verbatim.
+    Fragment,
+    JsonFragment,
     Datetime,
     Date,
     Time,
@@ -104,6 +107,12 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     }
     if ty == k.decimal {
         return ObType::Decimal;
+    }
+    if ty == cx.fragment_types.0 {
+        return ObType::Fragment;
+    }
+    if ty == cx.fragment_types.1 {
+        return ObType::JsonFragment;
     }
     // What is left is told by the type's bases, metaclass and attributes: several lookups, so
     // the last such type's answer is kept (a list of one model, enum or subclass repeats it).

@@ -10,6 +10,7 @@ pub mod dict;
 pub mod enums;
 pub mod ext;
 pub mod float;
+pub mod fragment;
 pub mod int;
 pub mod key;
 pub mod list;
