@@ -19,7 +19,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Every option but the two JSON layout options is valid for packb; unpackb takes only the three
 # below.
-JSON_ONLY_OPTION_NAMES = {"OPT_INDENT_2", "OPT_APPEND_NEWLINE"}
+JSON_ONLY_OPTION_NAMES = {"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}
 PACK_OPTIONS = {
     name: getattr(fastmsgpack, name)
     for name in fastmsgpack.__all__
@@ -152,7 +152,7 @@ def test_packb_accepts_options_together() -> None:
 
 @pytest.mark.parametrize("name", sorted(JSON_ONLY_OPTION_NAMES))
 def test_json_layout_options_are_refused_by_msgpack_calls(name: str) -> None:
-    # Indenting and a trailing newline mean something only for JSON text.
+    # Indenting, a trailing newline and the 53-bit limit mean something only for JSON text.
     option = getattr(fastmsgpack, name)
     with pytest.raises(MsgpackEncodeError, match=name):
         fastmsgpack.packb(1, option=option)
