@@ -77,7 +77,7 @@ def test_like_msgpack_numpy_both_ways(a: npt.NDArray[Any]) -> None:
     assert_identical(fastmsgpack.unpackb(packed, option=RAW), a)
 
 
-@pytest.mark.parametrize("dtype", ["<M8[ns]", ">M8[D]", "<M8", "<m8[us]", ">m8[Y]"])
+@pytest.mark.parametrize("dtype", ["<M8[ns]", ">M8[D]", "<m8", "<m8[us]", ">m8[Y]"])
 def test_datetime64_and_timedelta64(dtype: str) -> None:
     # msgpack-numpy cannot pack these arrays, but it reads what fastmsgpack writes.
     a = np.arange(-3, 3, dtype="i8").astype(dtype[0] + "i8").view(dtype).reshape(2, 3)[:, ::-1]
@@ -172,6 +172,95 @@ def test_malformed_maps(change: dict[bytes, Any]) -> None:
     with pytest.raises(MsgpackDecodeError) as info:
         fastmsgpack.unpackb(packed, option=RAW)
     assert "OPT_NON_STR_KEYS" not in str(info.value)  # refused as an array, not as a map
+
+
+def raw_map(type_str: str, data: bytes, nd: bool) -> bytes:
+    """A raw map built by hand: an array of the items in `data` (1-d), or a scalar."""
+    if nd:
+        count = len(data) // np.dtype(type_str).itemsize
+        fields = {b"nd": True, b"type": type_str, b"kind": b"", b"shape": [count], b"data": data}
+    else:
+        fields = {b"nd": False, b"type": type_str, b"data": data}
+    return bytes(msgpack.packb(fields, use_bin_type=True))
+
+
+def assert_refused(packed: bytes, field: str) -> str:
+    with pytest.raises(MsgpackDecodeError) as info:
+        fastmsgpack.unpackb(packed, option=RAW)
+    message = str(info.value)
+    assert f"'{field}'" in message and "empty" not in message
+    assert info.value.__cause__ is None  # found by fastmsgpack, not by numpy failing
+    return message
+
+
+# Sub-array, structured and void dtypes: numpy.dtype() accepts their strings, but packb refuses
+# these arrays and their raw bytes would change the shape (a sub-array) or give records.
+@pytest.mark.parametrize("type_str", ["(2,)<i4", "(1,)i1", "i4,i4", "<i2,(2,)<f8", "|V4", "|V1"])
+@pytest.mark.parametrize("nd", [True, False], ids=["array", "scalar"])
+def test_structured_void_and_sub_array_types_are_refused(type_str: str, nd: bool) -> None:
+    data = bytes(np.dtype(type_str).itemsize * (3 if nd else 1))
+    assert_refused(raw_map(type_str, data, nd), "type")
+
+
+def utf32(code_points: list[int], order: str) -> bytes:
+    return b"".join(c.to_bytes(4, "little" if order == "<" else "big") for c in code_points)
+
+
+# numpy turns each UCS-4 code unit into a Python str character: surrogates are fine, values
+# above U+10FFFF make .tolist(), str() and item access raise SystemError.
+@pytest.mark.parametrize("order", ["<", ">"])
+@pytest.mark.parametrize("nd", [True, False], ids=["array", "scalar"])
+def test_str_data_holds_code_points(order: str, nd: bool) -> None:
+    fine = [0x41, 0, 0xD800, 0xDFFF, 0x10FFFF, 0xE9]
+    width = len(fine) if nd else 3
+    type_str = f"{order}U{width}"
+    good = utf32(fine[:width], order)
+    expected = np.frombuffer(good, dtype=type_str)
+    back = fastmsgpack.unpackb(raw_map(type_str, good, nd), option=RAW)
+    assert_identical(back, expected if nd else expected[0])
+    assert (back.tolist() if nd else str(back)) == (expected.tolist() if nd else str(expected[0]))
+    for bad in (0x110000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF):
+        for at in (0, width - 1):
+            points = [0x41] * width
+            points[at] = bad
+            data = utf32(points, order) * (2 if nd else 1)
+            assert "code point" in assert_refused(raw_map(type_str, data, nd), "data")
+
+
+@pytest.mark.parametrize("nd", [True, False], ids=["array", "scalar"])
+def test_bool_data_is_0_or_1(nd: bool) -> None:
+    good = bytes([0, 1, 1]) if nd else b"\x01"
+    back = fastmsgpack.unpackb(raw_map("|b1", good, nd), option=RAW)
+    assert_identical(back, np.frombuffer(good, dtype="?") if nd else np.True_)
+    for bad in (2, 0x80, 0xFF):
+        data = bytes([0, 1, bad]) if nd else bytes([bad])
+        assert_refused(raw_map("|b1", data, nd), "data")
+        assert_refused(raw_map("?", data, nd), "data")
+
+
+NAT = np.datetime64("NaT")
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+@pytest.mark.parametrize("nd", [True, False], ids=["array", "scalar"])
+def test_datetime64_without_a_unit_is_nat_only(order: str, nd: bool) -> None:
+    # numpy cannot convert a unitless datetime64 other than NaT (item access raises, .tolist()
+    # gives None); NaT is unitless (np.datetime64("NaT")), and a unitless timedelta64 is fine.
+    type_str = f"{order}M8"
+    nats = np.full(3 if nd else 1, np.iinfo("i8").min, dtype=f"{order}i8")
+    expected = np.frombuffer(nats.tobytes(), dtype=type_str)
+    back = fastmsgpack.unpackb(raw_map(type_str, nats.tobytes(), nd), option=RAW)
+    assert_identical(back, expected if nd else expected[0])
+    for value in (0, 1, -1, 2**63 - 1, -(2**63) + 1):
+        values = nats.copy()
+        values[-1] = value
+        assert_refused(raw_map(type_str, values.tobytes(), nd), "data")
+    deltas = np.array([-1, 0, 5], dtype=f"{order}i8").view(f"{order}m8")
+    back = fastmsgpack.unpackb(raw_map(f"{order}m8", deltas.tobytes(), True), option=RAW)
+    assert_identical(back, deltas)
+    for scalar in (np.timedelta64(5), NAT):
+        packed = fastmsgpack.packb(scalar, option=RAW)
+        assert_identical(fastmsgpack.unpackb(packed, option=RAW), scalar)
 
 
 def test_map_keys_must_be_known_bin() -> None:

@@ -63,11 +63,13 @@ pub fn build(
             .map_err(|cause| DeError::callback("'type' is not ASCII", start, cause))?,
         _ => return Err(bad("'type' must be a dtype string", start)),
     };
-    let Some((dtype, itemsize)) = dtype_for(py, np, &dtype_name)
+    let Dtype {
+        dtype,
+        itemsize,
+        check,
+    } = dtype_for(py, np, &dtype_name)
         .map_err(|cause| DeError::callback("'type' is not a numpy dtype", start, cause))?
-    else {
-        return Err(bad("the dtype cannot be built from raw bytes", start));
-    };
+        .map_err(|why| bad(why, start))?;
     let (count, shape) = if is_array {
         let shape = match raw.shape.as_ref().map(bind) {
             Some(s) if s.is_instance_of::<PyList>() => {
@@ -94,6 +96,7 @@ pub fn build(
     let data = input
         .get(offset..offset + len)
         .ok_or_else(|| bad("'data' is out of range", start))?;
+    check.validate(data).map_err(|why| bad(why, start))?;
     // SAFETY: `source` is the live input object.
     let (buffer, buffer_offset) = match source {
         Some(bytes) => (unsafe { Bound::from_borrowed_ptr(py, bytes) }, offset),
@@ -112,28 +115,118 @@ pub fn build(
         Some(shape) => flat
             .call_method1("reshape", (shape,))
             .map_err(|cause| DeError::callback("'shape' does not fit the data", start, cause))?,
-        None => flat
-            .get_item(0)
-            .map_err(|cause| DeError::callback("scalar data is empty", start, cause))?,
+        None => flat.get_item(0).map_err(|cause| {
+            DeError::callback("'data' could not be read as a scalar", start, cause)
+        })?,
     };
     // SAFETY: `into_ptr` hands over a strong reference.
     unsafe { Owned::from_new(result.into_ptr()) }
         .ok_or_else(|| DeError::python(crate::ffi::fetch_error()))
 }
 
+/// Element bytes that are not values of their dtype, for the dtypes that have such bytes. numpy
+/// stores them but fails on them later (`SystemError` from `.tolist()` for a str, `ValueError` on
+/// item access for a datetime), or, for a bool, holds a value that no numpy operation makes (it
+/// equals `True` but has other bytes), so they are refused while decoding.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Check {
+    /// Every byte pattern is a value.
+    Nothing,
+    /// `bool`: each byte 0 or 1.
+    Bool,
+    /// `str` (`U`): each 4-byte code unit, in this byte order, at most U+10FFFF. Surrogates are
+    /// kept: a Python `str` holds them.
+    CodePoints { big_endian: bool },
+    /// `datetime64` without a unit: only NaT (the smallest int64) has a value.
+    NatOnly { big_endian: bool },
+}
+
+impl Check {
+    /// Its code in the dtype cache, and back.
+    fn code(self) -> u8 {
+        match self {
+            Check::Nothing => 0,
+            Check::Bool => 1,
+            Check::CodePoints { big_endian } => 2 | big_endian as u8,
+            Check::NatOnly { big_endian } => 4 | big_endian as u8,
+        }
+    }
+
+    fn from_code(code: u8) -> Check {
+        let big_endian = code & 1 != 0;
+        match code {
+            1 => Check::Bool,
+            2 | 3 => Check::CodePoints { big_endian },
+            4 | 5 => Check::NatOnly { big_endian },
+            _ => Check::Nothing,
+        }
+    }
+
+    /// `Err` with the reason when `data` (whole elements) holds bytes that are not values.
+    fn validate(self, data: &[u8]) -> Result<(), &'static str> {
+        let valid = match self {
+            Check::Nothing => true,
+            // No early exit: the fold vectorises, and data is valid in the usual case.
+            Check::Bool => data.iter().fold(0u8, |acc, &b| acc | b) <= 1,
+            Check::CodePoints { big_endian } => {
+                let unit = |c: &[u8]| {
+                    let c = [c[0], c[1], c[2], c[3]];
+                    if big_endian {
+                        u32::from_be_bytes(c)
+                    } else {
+                        u32::from_le_bytes(c)
+                    }
+                };
+                data.chunks_exact(4).map(unit).fold(0, u32::max) <= 0x10_FFFF
+            }
+            Check::NatOnly { big_endian } => {
+                let nat = if big_endian {
+                    i64::MIN.to_be_bytes()
+                } else {
+                    i64::MIN.to_le_bytes()
+                };
+                data.chunks_exact(8).all(|c| c == nat)
+            }
+        };
+        if valid {
+            return Ok(());
+        }
+        Err(match self {
+            Check::Bool => "'data' holds a bool byte other than 0 or 1",
+            Check::CodePoints { .. } => "'data' holds a code point above U+10FFFF for a str dtype",
+            _ => "'data' holds a datetime64 without a unit that is not NaT",
+        })
+    }
+}
+
+/// A dtype that raw bytes can be read as.
+struct Dtype<'py> {
+    dtype: Bound<'py, PyAny>,
+    itemsize: usize,
+    check: Check,
+}
+
 /// Cached dtypes by their string: the same few recur in a document.
 const MAX_CACHED_DTYPES: usize = 256;
 
-/// `numpy.dtype(name)` and its item size, from the cache when it was seen before; `None` for
-/// dtypes that cannot be built from raw bytes (objects, zero-size items).
+/// `numpy.dtype(name)`, its item size and the check its data needs, from the cache when it was
+/// seen before; `Err` with the reason for dtypes that cannot be built from raw bytes: objects,
+/// zero-size items, and structured, void and sub-array dtypes, which `packb` does not write
+/// (a sub-array dtype would add dimensions to the shape, and make a scalar an array).
 fn dtype_for<'py>(
     py: Python<'py>,
     np: &Numpy,
     name: &Bound<'py, PyAny>,
-) -> PyResult<Option<(Bound<'py, PyAny>, usize)>> {
+) -> PyResult<Result<Dtype<'py>, &'static str>> {
     let cache = np.dtype_cache.bind(py);
     if let Some(entry) = cache.get_item(name)? {
-        return Ok(Some(entry.extract()?));
+        let (dtype, itemsize, code): (Bound<'py, PyAny>, usize, u8) = entry.extract()?;
+        let check = Check::from_code(code);
+        return Ok(Ok(Dtype {
+            dtype,
+            itemsize,
+            check,
+        }));
     }
     // SAFETY: `np.dtype` is a live callable kept by `Numpy`.
     let dtype_fn = unsafe { Bound::from_borrowed_ptr(py, np.dtype) };
@@ -141,11 +234,72 @@ fn dtype_for<'py>(
     let has_object = dtype.getattr("hasobject")?.is_truthy()?;
     let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
     if has_object || itemsize == 0 {
-        return Ok(None);
+        return Ok(Err("'type' is a dtype that cannot be built from raw bytes"));
     }
+    // `str` is `<U3`, `>M8[ns]`, `|b1`, ...: its byte order, then its kind.
+    let text: String = dtype.getattr("str")?.extract()?;
+    let big_endian = text.starts_with('>');
+    let check = match text.as_bytes().get(1) {
+        Some(b'V') if dtype.getattr("subdtype")?.is_none() => {
+            return Ok(Err(
+                "'type' is a structured or void dtype, which is not supported",
+            ));
+        }
+        Some(b'V') => {
+            return Ok(Err("'type' is a sub-array dtype, which is not supported"));
+        }
+        Some(b'b') => Check::Bool,
+        Some(b'U') => Check::CodePoints { big_endian },
+        Some(b'M') if !text.contains('[') => Check::NatOnly { big_endian },
+        _ => Check::Nothing,
+    };
     if cache.len() >= MAX_CACHED_DTYPES {
         cache.clear();
     }
-    cache.set_item(name, (&dtype, itemsize))?;
-    Ok(Some((dtype, itemsize)))
+    cache.set_item(name, (&dtype, itemsize, check.code()))?;
+    Ok(Ok(Dtype {
+        dtype,
+        itemsize,
+        check,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_survive_the_cache_code() {
+        for check in [
+            Check::Nothing,
+            Check::Bool,
+            Check::CodePoints { big_endian: false },
+            Check::CodePoints { big_endian: true },
+            Check::NatOnly { big_endian: false },
+            Check::NatOnly { big_endian: true },
+        ] {
+            assert_eq!(Check::from_code(check.code()), check);
+        }
+    }
+
+    #[test]
+    fn checks_refuse_what_numpy_cannot_read() {
+        assert!(Check::Bool.validate(&[0, 1, 1, 0]).is_ok());
+        assert!(Check::Bool.validate(&[0, 1, 2]).is_err());
+        let le = Check::CodePoints { big_endian: false };
+        let be = Check::CodePoints { big_endian: true };
+        assert!(le
+            .validate(&[0xff, 0xff, 0x10, 0, 0x00, 0xd8, 0, 0])
+            .is_ok());
+        assert!(le.validate(&[0, 0, 0x11, 0]).is_err());
+        assert!(be.validate(&[0, 0x10, 0xff, 0xff]).is_ok());
+        assert!(be.validate(&[0, 0x11, 0, 0]).is_err());
+        let nat = Check::NatOnly { big_endian: false };
+        assert!(nat.validate(&i64::MIN.to_le_bytes()).is_ok());
+        assert!(nat.validate(&0i64.to_le_bytes()).is_err());
+        let nat = Check::NatOnly { big_endian: true };
+        assert!(nat.validate(&i64::MIN.to_be_bytes()).is_ok());
+        assert!(nat.validate(&i64::MIN.to_le_bytes()).is_err());
+        assert!(Check::Nothing.validate(&[0xff; 8]).is_ok());
+    }
 }
