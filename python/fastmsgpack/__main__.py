@@ -7,20 +7,31 @@
 The input is FILE, or standard input without one or when FILE is ``-``. It may hold several
 objects one after the other: each is printed as its own JSON document, followed by a newline.
 Bad input ends the program with status 1 and the error (which says where it is) on standard
-error. ``--compact`` and ``--non-str-keys`` shape JSON output and are refused with
-``--from-json``.
+error. The options that shape JSON output (``--compact``, ``--non-str-keys``, ``--bytes``,
+``--numpy``) are refused with ``--from-json``.
+
+Each object is first converted by the Rust transcoder, without building Python objects. An object
+that holds what JSON has no type for (timestamps, raw numpy arrays, binary and extension values)
+makes the transcoder stop; that object is then unpacked with ``fastmsgpack.unpackb`` and its
+values are made JSON-ready here, as the options say, before ``fastmsgpack.json.dumps`` writes it.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import dataclasses
+import datetime
 import json
 import os
 import re
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import fastmsgpack
+from fastmsgpack import MsgpackDecodeError
+from fastmsgpack import json as fastjson
 from fastmsgpack._fastmsgpack import (  # type: ignore[import-not-found]
     _json_from_msgpack_at,
 )
@@ -30,14 +41,216 @@ PROG = "python -m fastmsgpack"
 # The start of the next JSON document: anything but JSON's whitespace.
 _NOT_WHITESPACE = re.compile(r"[^ \t\n\r]")
 
+BYTES_FORMS = ("error", "base64", "hex")
+NUMPY_FORMS = ("list", "summary")
 
-def msgpack_to_json(data: bytes, option: int) -> Iterator[bytes]:
-    """One JSON document for each MessagePack object in ``data``, in order."""
-    offset = 0
-    while offset < len(data):
-        document, offset = _json_from_msgpack_at(data, offset, option)
-        assert isinstance(document, bytes) and isinstance(offset, int)
-        yield document
+# The end of fastmsgpack's decode errors, and the one unpackb gives for a stream of objects.
+_AT_OFFSET = re.compile(r" at byte offset (\d+)$")
+_TRAILING = re.compile(r"\d+ trailing bytes after the object at byte offset (\d+)")
+# The transcoder's error for a bin value (a bin key has no offset in the message).
+_BYTES_VALUE = re.compile(r"bytes cannot be written as JSON at byte offset \d+")
+_BYTES_HINT = "use --bytes base64 or --bytes hex"
+
+_EPOCH = datetime.datetime(1970, 1, 1)
+
+
+class CliError(Exception):
+    """An error to print as it is, on one line."""
+
+
+class _Unwritable(Exception):
+    """A value that needs ``--bytes``: its name (``bytes``, ``Ext``) is the message."""
+
+
+class _BadTimestamp(ValueError):
+    """A timestamp extension that is malformed or has no RFC 3339 form."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _ExtValue:
+    """An extension value other than a timestamp (hashable: it can be a map key)."""
+
+    tag: int
+    data: bytes
+
+
+class _Key(str):
+    """A map key written as this text. Two keys with the same text stay two keys, as the
+    transcoder writes them, instead of being merged into one by the dict."""
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+def timestamp_text(data: bytes) -> str:
+    """The RFC 3339 text, in UTC, of the timestamp extension whose payload is ``data``:
+    microseconds as ``datetime.isoformat`` writes them, or all nine digits of nanoseconds."""
+    if len(data) == 4:
+        seconds, nanos = int.from_bytes(data, "big"), 0
+    elif len(data) == 8:
+        both = int.from_bytes(data, "big")
+        seconds, nanos = both & ((1 << 34) - 1), both >> 34
+    elif len(data) == 12:
+        nanos = int.from_bytes(data[:4], "big")
+        seconds = int.from_bytes(data[4:], "big", signed=True)
+    else:
+        raise _BadTimestamp("invalid timestamp extension: length must be 4, 8 or 12 bytes")
+    if nanos >= 10**9:
+        raise _BadTimestamp("invalid timestamp extension: nanoseconds must be below 10**9")
+    try:
+        when = _EPOCH + datetime.timedelta(seconds=seconds)
+    except OverflowError:
+        raise _BadTimestamp(
+            "invalid timestamp extension: outside the range of datetime (years 1 to 9999)"
+        ) from None
+    text = when.isoformat()
+    if nanos:
+        digits = f"{nanos:09d}"
+        text += "." + (digits[:6] if nanos % 1000 == 0 else digits)
+    return text + "+00:00"
+
+
+def _ext_hook(tag: int, data: bytes) -> Any:
+    return timestamp_text(data) if tag == -1 else _ExtValue(tag, data)
+
+
+class Converter:
+    """MessagePack to JSON documents, with the forms the command line chose for the values JSON
+    has no type for."""
+
+    def __init__(self, option: int, bytes_form: str = "error", numpy_form: str = "list") -> None:
+        # option: OPT_NON_STR_KEYS and the layout options of json.dumps.
+        self.option = option
+        self.bytes_form = bytes_form
+        self.numpy_form = numpy_form
+        self.unpack_option = fastmsgpack.OPT_NUMPY_RAW | (option & fastmsgpack.OPT_NON_STR_KEYS)
+
+    def documents(self, data: bytes) -> Iterator[bytes]:
+        """One JSON document for each MessagePack object in ``data``, in order."""
+        offset = 0
+        while offset < len(data):
+            try:
+                document, offset = _json_from_msgpack_at(data, offset, self.option)
+            except (fastjson.JSONEncodeError, MsgpackDecodeError) as exc:
+                document, offset = self._through_objects(data, offset, exc)
+            assert isinstance(document, bytes) and isinstance(offset, int)
+            yield document
+
+    def _through_objects(self, data: bytes, offset: int, stop: Exception) -> tuple[bytes, int]:
+        """The object at ``offset``, which the transcoder stopped at with ``stop``, unpacked and
+        written by ``json.dumps``; and where it ends."""
+        if self.bytes_form == "error" and _BYTES_VALUE.fullmatch(str(stop)):
+            # A bin value (not in a raw numpy array, whose first key comes before it): the
+            # transcoder's error already says where it is.
+            raise CliError(f"{stop} ({_BYTES_HINT})")
+        try:
+            value, end = self._unpack(data, offset)
+        except MsgpackDecodeError as exc:
+            raise CliError(_decode_error(exc, offset)) from None
+        try:
+            document = fastjson.dumps(self._json_ready(value), option=self.option)
+        except _Unwritable as exc:
+            raise CliError(
+                f"{exc} cannot be written as JSON, in the object at byte offset {offset}"
+                f" ({_BYTES_HINT})"
+            ) from None
+        except (fastjson.JSONEncodeError, RecursionError):
+            # Nested too deep for JSON: the transcoder said so, and where.
+            raise stop from None
+        assert isinstance(document, bytes)
+        return document, end
+
+    def _unpack(self, data: bytes, offset: int) -> tuple[Any, int]:
+        """The object at ``offset`` and where it ends; errors give offsets from ``offset``."""
+        # From the start of a bytes object, raw numpy arrays are views of it, not copies.
+        rest = data if offset == 0 else memoryview(data)[offset:]
+        try:
+            value = fastmsgpack.unpackb(rest, ext_hook=_ext_hook, option=self.unpack_option)
+            return value, len(data)
+        except MsgpackDecodeError as exc:
+            trailing = _TRAILING.fullmatch(str(exc))
+            if trailing is None:
+                raise
+        end = offset + int(trailing[1])
+        value = fastmsgpack.unpackb(data[offset:end], ext_hook=_ext_hook, option=self.unpack_option)
+        return value, end
+
+    def _json_ready(self, value: Any) -> Any:
+        """``value`` with what JSON has no type for replaced as the options say."""
+        kind = type(value)
+        if kind is dict:
+            return {self._key(k): self._json_ready(v) for k, v in value.items()}
+        if kind is list or kind is tuple:
+            return [self._json_ready(item) for item in value]
+        if kind is bytes:
+            return self._bytes(value, "bytes")
+        if kind is _ExtValue:
+            return {"ext": value.tag, "data": self._bytes(value.data, "Ext")}
+        if kind in (str, int, float, bool) or value is None:
+            return value
+        return self._numpy(value)
+
+    def _key(self, key: Any) -> Any:
+        kind = type(key)
+        if kind is bytes:
+            return _Key(self._bytes(key, "bytes"))
+        if kind is tuple or kind is _ExtValue:
+            text = fastjson.dumps(self._json_ready(key), option=fastmsgpack.OPT_NON_STR_KEYS)
+            return _Key(text.decode())
+        return key
+
+    def _bytes(self, data: bytes, what: str) -> str:
+        if self.bytes_form == "base64":
+            return base64.b64encode(data).decode("ascii")
+        if self.bytes_form == "hex":
+            return data.hex()
+        raise _Unwritable(what)
+
+    def _numpy(self, value: Any) -> Any:
+        """A raw numpy array (or scalar), which ``unpackb`` gives back with ``OPT_NUMPY_RAW``."""
+        import numpy as np
+
+        if self.numpy_form == "summary" and isinstance(value, np.ndarray):
+            return {"dtype": value.dtype.str, "shape": list(value.shape)}
+        array = np.asarray(value)
+        kind = array.dtype.kind
+        if kind == "M":
+            # numpy's text, to the precision of the unit; NaT is "NaT".
+            return np.datetime_as_string(array).tolist()
+        if kind == "m":
+            # Counts of the unit; NaT is null.
+            counts = array.astype(np.int64).astype(object)
+            counts[np.isnat(array)] = None
+            return counts.tolist()
+        if kind == "c":
+            # Each complex number as [real, imaginary].
+            array = np.stack((array.real, array.imag), axis=-1)
+            kind = "f"
+        if kind == "f":
+            # float16 and float32 widen exactly; longdouble is rounded to a float.
+            array = array.astype(np.float64)
+        elif kind == "S":
+            encode = np.frompyfunc(lambda item: self._bytes(item, "a numpy bytes array"), 1, 1)
+            return np.asarray(encode(array), dtype=object).tolist()
+        # Python values: bool, int, float, str.
+        return array.tolist()
+
+
+def _decode_error(exc: MsgpackDecodeError, base: int) -> str:
+    """The message of an error of ``unpackb`` on the input from ``base`` on, with its offset in
+    the whole input, and the cause when Python code raised."""
+    message = str(exc)
+    found = _AT_OFFSET.search(message)
+    where = f" at byte offset {int(found[1]) + base}" if found else ""
+    head = message[: found.start()] if found else message
+    cause = exc.__cause__
+    if isinstance(cause, _BadTimestamp):
+        return f"{cause}{where}"
+    if cause is not None:
+        return f"{head}{where}: {cause}"
+    return f"{head}{where}"
 
 
 def json_to_msgpack(data: bytes, option: int) -> Iterator[bytes]:
@@ -50,9 +263,18 @@ def json_to_msgpack(data: bytes, option: int) -> Iterator[bytes]:
         yield fastmsgpack.packb(obj, option=option)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Convert MessagePack to JSON, or JSON to MessagePack."
+        prog=PROG,
+        description=(
+            "Convert MessagePack to JSON, or JSON to MessagePack. Timestamps are written as RFC "
+            "3339 text in UTC, and raw numpy arrays (OPT_NUMPY_RAW) as nested lists."
+        ),
+        epilog=(
+            "MessagePack input may hold several objects in a row: each is written as its own "
+            "JSON document, followed by a newline. Bad input exits with status 1 and a message "
+            "that gives the byte offset of the problem. doc/json.md describes every form."
+        ),
     )
     parser.add_argument("file", nargs="?", help="the input file (default, or -: standard input)")
     parser.add_argument("--compact", action="store_true", help="write JSON without indentation")
@@ -64,10 +286,38 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="allow map keys that are not strings (written as JSON strings)",
     )
+    parser.add_argument(
+        "--bytes",
+        choices=BYTES_FORMS,
+        metavar="{" + ",".join(BYTES_FORMS) + "}",
+        help=(
+            'write binary values, and the data of extension values (as {"ext": TAG, "data": '
+            "...}), as base64 text or as lowercase hexadecimal; the default, error, stops at them"
+        ),
+    )
+    parser.add_argument(
+        "--numpy",
+        choices=NUMPY_FORMS,
+        metavar="{" + ",".join(NUMPY_FORMS) + "}",
+        help=(
+            "write raw numpy arrays as nested lists of their values (the default), or as a "
+            'summary: {"dtype": ..., "shape": [...]}'
+        ),
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.from_json:
-        # Both shape JSON output, which --from-json does not write: refuse rather than ignore them.
-        for flag, given in (("--compact", args.compact), ("--non-str-keys", args.non_str_keys)):
+        # These shape JSON output, which --from-json does not write: refuse rather than ignore.
+        for flag, given in (
+            ("--compact", args.compact),
+            ("--non-str-keys", args.non_str_keys),
+            ("--bytes", args.bytes is not None),
+            ("--numpy", args.numpy is not None),
+        ):
             if given:
                 parser.error(f"{flag} applies to JSON output; it cannot be used with --from-json")
     option = fastmsgpack.OPT_NON_STR_KEYS if args.non_str_keys else 0
@@ -83,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             option |= fastmsgpack.OPT_APPEND_NEWLINE
             if not args.compact:
                 option |= fastmsgpack.OPT_INDENT_2
-            chunks = msgpack_to_json(data, option)
+            converter = Converter(option, args.bytes or "error", args.numpy or "list")
+            chunks = converter.documents(data)
         out = sys.stdout.buffer
         for chunk in chunks:
             out.write(chunk)
@@ -92,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`... | head`): stop quietly, without a second error at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (OSError, ValueError, TypeError, RecursionError) as exc:
+    except (CliError, OSError, ValueError, TypeError, RecursionError) as exc:
         # ValueError covers MsgpackDecodeError and bad JSON or UTF-8; TypeError covers
         # MsgpackEncodeError (values with no JSON or MessagePack form); RecursionError, JSON
         # nested deeper than Python's parser goes.
