@@ -4,6 +4,7 @@ pydantic itself."""
 
 from __future__ import annotations
 
+import collections
 import datetime
 import enum
 import subprocess
@@ -12,12 +13,19 @@ import textwrap
 import uuid
 from typing import Any, ClassVar
 
+import ormsgpack
 import pydantic
 import pytest
 from conftest import Format, assert_packs_like_ormsgpack, fast_option, oracle_packb
 
 import fastmsgpack
-from fastmsgpack import OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, MsgpackEncodeError
+from fastmsgpack import (
+    OPT_NON_STR_KEYS,
+    OPT_REPLACE_SURROGATES,
+    OPT_SERIALIZE_PYDANTIC,
+    OPT_SORT_KEYS,
+    MsgpackEncodeError,
+)
 
 PYD = OPT_SERIALIZE_PYDANTIC
 
@@ -141,6 +149,104 @@ def test_empty_string_extra_key() -> None:
     assert fastmsgpack.packb(model, option=PYD | OPT_SORT_KEYS) == oracle_packb(
         {"": 4, "b": 2, "zz": 3}
     )
+
+
+class StrSubclass(str):
+    pass
+
+
+def with_extra(extra: Any) -> Extra:
+    """An `extra="allow"` model whose __pydantic_extra__ is `extra`, set as code can set it."""
+    model = Extra()
+    object.__setattr__(model, "__pydantic_extra__", extra)
+    return model
+
+
+NON_STR_KEYS: list[Any] = [
+    1,
+    None,
+    True,
+    1.5,
+    b"x",
+    (1, 2),
+    StrSubclass("s"),
+    StrSubclass("_s"),
+    datetime.date(2024, 1, 2),
+    uuid.UUID(int=1),
+    Kind.A,
+    object(),
+]
+
+
+# pydantic itself refuses such keys (validation, and model_dump raises TypeError); ormsgpack
+# raises TypeError. Without OPT_NON_STR_KEYS they are an error, never left out.
+@pytest.mark.parametrize("key", NON_STR_KEYS, ids=repr)
+@pytest.mark.parametrize("option", [PYD, PYD | OPT_SORT_KEYS], ids=["", "sorted"])
+def test_non_str_extra_key_is_an_error(fmt: Format, key: Any, option: int) -> None:
+    model = with_extra({"a": 1, key: 2})
+    with pytest.raises(fmt.encode_error, match="must be str"):
+        fmt.encode(model, option=option)
+    if fmt.name == "msgpack":
+        with pytest.raises(TypeError):
+            ormsgpack.packb(model, option=ormsgpack.OPT_SERIALIZE_PYDANTIC)
+    plain = Inner()
+    plain.__dict__[key] = 2
+    with pytest.raises(fmt.encode_error, match="must be str"):
+        fmt.encode([plain], option=option)
+
+
+# With OPT_NON_STR_KEYS, keys are packed as in a dict with the same entries (names starting
+# with "_", str subclasses included, are still left out); what a dict refuses is refused.
+@pytest.mark.parametrize("key", NON_STR_KEYS, ids=repr)
+@pytest.mark.parametrize("sort", [0, OPT_SORT_KEYS], ids=["", "sorted"])
+def test_non_str_extra_key_packs_as_in_a_dict(fmt: Format, key: Any, sort: int) -> None:
+    model = with_extra({"z": 3, key: 2, "_hidden": 4})
+    entries: dict[Any, Any] = {"b": 1, "z": 3}
+    if key != "_s":
+        entries[key] = 2
+    option = PYD | OPT_NON_STR_KEYS | sort
+    try:
+        expected = fmt.encode(entries, option=option)
+    except fmt.encode_error as error:
+        with pytest.raises(fmt.encode_error) as info:
+            fmt.encode(model, option=option)
+        assert str(info.value) == str(error)
+        return
+    assert fmt.encode(model, option=option) == expected
+    plain = Inner()
+    plain.__dict__[key] = 2
+    expected = fmt.encode({"b": 2, "a": "x", **({} if key == "_s" else {key: 2})}, option=option)
+    assert fmt.encode(plain, option=option) == expected
+
+
+# An extra that is not a dict (only code can set one) is an error, not left out; None (a model
+# without extra="allow") and empty dicts give the fields, a dict subclass is read as a dict.
+@pytest.mark.parametrize(
+    "extra",
+    [[1], [], "ab", "", 5, (("a", 1),), type("Namespace", (), {"a": 1}).__dict__],
+    ids=repr,
+)
+@pytest.mark.parametrize("option", [PYD, PYD | OPT_SORT_KEYS], ids=["", "sorted"])
+def test_extra_is_none_or_a_dict(fmt: Format, extra: Any, option: int) -> None:
+    with pytest.raises(fmt.encode_error, match="__pydantic_extra__"):
+        fmt.encode(with_extra(extra), option=option)
+    fine: list[Any] = [None, {}, collections.OrderedDict()]
+    for empty in fine:
+        assert fmt.round_trip(with_extra(empty), option=option) == {"b": 1}
+    ordered = collections.OrderedDict(z=1, a=2)
+    assert fmt.encode(with_extra(ordered), option=option) == fmt.encode(
+        {"b": 1, "z": 1, "a": 2}, option=option
+    )
+
+
+def test_sorted_keys_with_lone_surrogates_sort_as_in_a_dict(fmt: Format) -> None:
+    # A key with a lone surrogate sorts by its text with "?" in its place, as a dict key does.
+    model = with_extra({"0": 1, "\ud800": 2, "a": 3})
+    option = PYD | OPT_SORT_KEYS | OPT_REPLACE_SURROGATES
+    expected = fmt.encode({"0": 1, "\ud800": 2, "a": 3, "b": 1}, option=option)
+    assert fmt.encode(model, option=option) == expected
+    with pytest.raises(fmt.encode_error, match="surrogate"):
+        fmt.encode(model, option=PYD | OPT_SORT_KEYS)
 
 
 def test_without_the_option_a_model_goes_to_default() -> None:

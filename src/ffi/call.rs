@@ -98,16 +98,6 @@ pub unsafe fn get_iter(obj: Obj) -> Result<Owned, PyErr> {
     unsafe { Owned::from_new(ffi::PyObject_GetIter(obj)).ok_or_else(fetch_error) }
 }
 
-/// Clears the current Python error, if any.
-///
-/// # Safety
-/// The GIL is held.
-#[inline]
-pub unsafe fn clear_error() {
-    // SAFETY: forwarded from the caller.
-    unsafe { ffi::PyErr_Clear() }
-}
-
 /// `obj.name(arg)`; on failure the raised exception.
 ///
 /// # Safety

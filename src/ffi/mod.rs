@@ -22,8 +22,7 @@ mod writer;
 pub use buffer::{with_exported, InputBuffer};
 pub use build::*;
 pub use call::{
-    call1, call2, call_method0, call_method1, clear_error, fetch_error, get_attr, get_iter,
-    iter_next, to_str,
+    call1, call2, call_method0, call_method1, fetch_error, get_attr, get_iter, iter_next, to_str,
 };
 pub use containers::*;
 pub use datetime::*;

@@ -226,7 +226,7 @@ pub unsafe fn prime_hash(obj: Obj) {
     }
 }
 
-/// Whether `obj` is exactly a `str` whose text starts with `_` (private names, left out of
+/// Whether `obj` is a `str` (or subclass) whose text starts with `_` (private names, left out of
 /// dataclass and model maps).
 ///
 /// # Safety
@@ -234,7 +234,7 @@ pub unsafe fn prime_hash(obj: Obj) {
 pub unsafe fn is_private_name(obj: Obj) -> bool {
     // SAFETY: forwarded from the caller; a failed UTF-8 conversion's error is cleared.
     unsafe {
-        if super::type_of(obj) != super::str_type() {
+        if !super::has_flag(super::type_of(obj), ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             return false;
         }
         match str_utf8(obj) {

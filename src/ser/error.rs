@@ -102,6 +102,33 @@ pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
     }
 }
 
+/// A key of a pydantic model's `__dict__` or `__pydantic_extra__` (`what`) that is not a `str`,
+/// without `OPT_NON_STR_KEYS`.
+///
+/// # Safety
+/// `key` is live and the GIL is held.
+#[cold]
+pub unsafe fn model_key(what: &str, key: Obj) -> Error {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { type_name(key) };
+    MsgpackEncodeError::new_err(format!(
+        "pydantic model {what} key must be str, not {name} (see OPT_NON_STR_KEYS)"
+    ))
+    .into()
+}
+
+/// A pydantic model's `__dict__` or `__pydantic_extra__` (`what`) that is not a dict (or None,
+/// for the extra values).
+///
+/// # Safety
+/// `obj` is live and the GIL is held.
+#[cold]
+pub unsafe fn model_not_a_dict(what: &str, obj: Obj) -> Error {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { type_name(obj) };
+    MsgpackEncodeError::new_err(format!("pydantic model {what} must be a dict, not {name}")).into()
+}
+
 #[cold]
 pub fn sort_non_str_keys() -> Error {
     MsgpackEncodeError::new_err("OPT_SORT_KEYS can only sort str keys").into()

@@ -2,7 +2,7 @@
 //! then the `extra` values, as one map; names starting with `_` are left out. pydantic itself is
 //! never imported: models are recognised by their `__pydantic_fields__` attribute.
 
-use crate::emit::Emitter;
+use crate::emit::{Emitter, KeyText};
 use crate::error::Res;
 use crate::ffi::{self, Obj, Owned};
 use crate::opt;
@@ -20,9 +20,10 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         let dict = ffi::get_attr(obj, cx.known.names.dict)
             .map_err(|cause| error::attribute_failed("model __dict__ could not be read", cause))?;
         let extra = ffi::get_attr(obj, cx.known.names.pydantic_extra).ok();
+        // An extra that is neither None nor a dict is an error, raised in `write_collected`.
         let no_extra = extra
             .as_ref()
-            .is_none_or(|x| x.as_ptr() == ffi::none() || !has_entries(x.as_ptr()));
+            .is_none_or(|x| x.as_ptr() == ffi::none() || is_empty_dict(x.as_ptr()));
         if no_extra && ffi::is_dict(dict.as_ptr()) && all_public(dict.as_ptr()) {
             // The usual model: its map is its `__dict__`, written as any dict is.
             return per_type::dict::write(dict.as_ptr(), st, cx, e);
@@ -31,13 +32,13 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     }
 }
 
-/// Whether `obj` is a dict with entries.
+/// Whether `obj` is a dict without entries.
 ///
 /// # Safety
 /// `obj` is live.
-unsafe fn has_entries(obj: Obj) -> bool {
+unsafe fn is_empty_dict(obj: Obj) -> bool {
     // SAFETY: forwarded from the caller; `dict_len` is read only from a dict.
-    unsafe { ffi::is_dict(obj) && ffi::dict_len(obj) != 0 }
+    unsafe { ffi::is_dict(obj) && ffi::dict_len(obj) == 0 }
 }
 
 /// Whether every key of `dict` is a `str` not starting with `_`, so that the whole dict is the
@@ -53,8 +54,9 @@ unsafe fn all_public(dict: Obj) -> bool {
     }
 }
 
-/// A model whose map is not just its `__dict__`: one with extra values, or with names left out.
-/// Its public entries are collected, each held, then written.
+/// A model whose map is not just its `__dict__`: one with extra values, with names left out, or
+/// with keys that are not `str` (written as a dict writes them with `OPT_NON_STR_KEYS`, an error
+/// without it). Its public entries are collected, each held, then written.
 ///
 /// # Safety
 /// `dict` and `extra` are live and held by the caller; the GIL is held.
@@ -70,19 +72,23 @@ unsafe fn write_collected<E: Emitter>(
     let mut entries: Vec<(Owned, Owned)> = Vec::new();
     // SAFETY: forwarded from the caller; every key and value collected is held.
     unsafe {
-        collect(dict, &mut entries);
-        if let Some(extra) = extra {
-            collect(extra, &mut entries);
+        collect(dict, "__dict__", st, &mut entries)?;
+        if let Some(extra) = extra.filter(|&x| x != ffi::none()) {
+            collect(extra, "__pydantic_extra__", st, &mut entries)?;
         }
         if st.has(opt::SORT_KEYS) {
-            // Keys are str; one that cannot be UTF-8 sorts first, and fails when it is written.
-            entries.sort_by_cached_key(|(key, _)| ffi::str_utf8(key.as_ptr()).map(<[u8]>::to_vec));
-            ffi::clear_error();
+            let mut sorted = Vec::with_capacity(entries.len());
+            for (key, value) in entries {
+                sorted.push((sort_text::<E>(key.as_ptr(), st, cx)?, key, value));
+            }
+            // Stable: a name in both `__dict__` and the extra values keeps both, in that order.
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            entries = sorted.into_iter().map(|(_, k, v)| (k, v)).collect();
         }
         e.map_begin(entries.len())?;
         for (i, (key, value)) in entries.iter().enumerate() {
             e.map_key(i)?;
-            per_type::str::write(key.as_ptr(), st, e)?;
+            per_type::key::write(key.as_ptr(), st, cx, e)?;
             e.map_value()?;
             dispatch::write(value.as_ptr(), st, cx, e)?;
         }
@@ -90,18 +96,61 @@ unsafe fn write_collected<E: Emitter>(
     e.map_end()
 }
 
-/// Appends the str-keyed entries of `dict` (if it is a dict) whose key does not start with `_`.
-unsafe fn collect(dict: Obj, entries: &mut Vec<(Owned, Owned)>) {
-    // SAFETY: the caller holds `dict`; entries take their own references.
+/// Appends the entries of `dict` (the model's `what`) except the names starting with `_`. A
+/// `dict` that is not a dict, or (without `OPT_NON_STR_KEYS`) a key that is not exactly a `str`,
+/// is an error: nothing is left out silently.
+///
+/// # Safety
+/// The caller holds `dict`; entries take their own references. The GIL is held.
+unsafe fn collect(
+    dict: Obj,
+    what: &'static str,
+    st: State,
+    entries: &mut Vec<(Owned, Owned)>,
+) -> Res {
+    // SAFETY: forwarded from the caller; a dict's entries are read while it is held, and no
+    // Python code runs during the walk.
     unsafe {
         if !ffi::is_dict(dict) {
-            return;
+            return Err(error::model_not_a_dict(what, dict));
         }
         for (key, value) in ffi::DictIter::new(dict) {
-            let public = ffi::type_of(key) == ffi::str_type() && !ffi::is_private_name(key);
-            if public {
+            if ffi::type_of(key) != ffi::str_type() && !st.has(opt::NON_STR_KEYS) {
+                return Err(error::model_key(what, key));
+            }
+            if !ffi::is_private_name(key) {
                 entries.push((Owned::from_borrowed(key), Owned::from_borrowed(value)));
             }
         }
+    }
+    Ok(())
+}
+
+/// The bytes a key sorts by with `OPT_SORT_KEYS`, as in a dict: a `str`'s UTF-8 (lone surrogates
+/// replaced with `OPT_REPLACE_SURROGATES`, else an error), or for JSON another key's text.
+///
+/// # Safety
+/// `key` is live and held by the caller; the GIL is held.
+#[cold]
+unsafe fn sort_text<E: Emitter>(key: Obj, st: State, cx: &Ctx) -> Res<Vec<u8>> {
+    // SAFETY: forwarded from the caller; `key` is read as a str only when it is one.
+    unsafe {
+        if ffi::has_flag(ffi::type_of(key), ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
+            if let Some(utf8) = ffi::str_utf8(key) {
+                return Ok(utf8.to_vec());
+            }
+            let cause = ffi::fetch_error();
+            if !st.has(opt::REPLACE_SURROGATES) {
+                return Err(error::surrogates(cause));
+            }
+            let replaced = ffi::str_utf8_replacing(key).ok_or_else(ffi::fetch_error)?;
+            return Ok(ffi::bytes_data(replaced.as_ptr()).to_vec());
+        }
+        if !E::STRINGIFIES_KEYS {
+            return Err(error::sort_non_str_keys());
+        }
+        let mut text = KeyText::default();
+        per_type::key::write(key, st, cx, &mut text)?;
+        Ok(text.0)
     }
 }
