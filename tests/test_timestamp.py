@@ -13,6 +13,8 @@ import msgpack  # type: ignore[import-untyped]
 import ormsgpack
 import pytest
 from conftest import DATA, assert_packs_like_ormsgpack, fast_option, hex_to_bytes, oracle_packb
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import fastmsgpack
 from fastmsgpack import (
@@ -132,6 +134,47 @@ def test_other_options_do_not_change_the_timestamp() -> None:
     for names in (("OPT_OMIT_MICROSECONDS",), ("OPT_UTC_Z", "OPT_NAIVE_UTC")):
         option = TS | fast_option(*names)
         assert assert_packs_like_ormsgpack(value, option=option) == packed
+
+
+ZONES = [timezone(timedelta(minutes=m)) for m in (0, 330, -540, 1439, -1439)]
+ZONES += [timezone.utc, timezone(timedelta(hours=-3, seconds=-17))]
+
+
+# OPT_OMIT_MICROSECONDS leaves timestamps as they are, as in ormsgpack: the bytes are ormsgpack's
+# wherever ormsgpack is right, and the exact instant elsewhere (see ormsgpack_is_right).
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    st.sampled_from([None, *ZONES]),
+)
+@example(datetime(1969, 12, 31, 23, 59, 59, 999999), timezone.utc)
+@example(datetime(1900, 1, 1, 0, 0, 0, 1), ZONES[2])
+@example(datetime(2106, 2, 7, 6, 28, 15, 0), timezone.utc)
+@example(datetime(2106, 2, 7, 6, 28, 16, 999999), timezone.utc)
+@example(datetime(2514, 5, 30, 1, 53, 4, 0), None)
+@example(datetime(2024, 5, 17, 12, 30, 45, 0), ZONES[1])
+def test_omit_microseconds_keeps_timestamps(naive: datetime, zone: timezone | None) -> None:
+    value = naive.replace(tzinfo=zone)
+    instant = value if zone else value.replace(tzinfo=timezone.utc)
+    exact = msgpack_timestamp(instant)
+    seconds = int((instant - EPOCH) // timedelta(seconds=1))
+    like_ormsgpack = ormsgpack_is_right(seconds, value.microsecond)
+    omit = TS | OPT_OMIT_MICROSECONDS
+    for option in (omit, omit | OPT_NAIVE_UTC, omit | OPT_NON_STR_KEYS):
+        as_timestamp = zone is not None or bool(option & OPT_NAIVE_UTC)
+        for doc in (value, [value], {"k": value}):
+            if as_timestamp:
+                packed = fastmsgpack.packb(doc, option=option)
+                assert packed == fastmsgpack.packb(doc, option=option & ~OPT_OMIT_MICROSECONDS)
+                assert exact in packed
+            if like_ormsgpack or not as_timestamp:
+                assert_packs_like_ormsgpack(doc, option=option)
+        keyed = {value: 1}
+        packed = fastmsgpack.packb(keyed, option=option | OPT_NON_STR_KEYS)
+        if as_timestamp:
+            assert packed == b"\x81" + exact + b"\x01"
+        if like_ormsgpack or not as_timestamp:
+            assert_packs_like_ormsgpack(keyed, option=option | OPT_NON_STR_KEYS)
 
 
 def test_dates_and_times_stay_strings() -> None:
