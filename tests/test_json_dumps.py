@@ -235,6 +235,64 @@ def test_where_orjson_indents_wrongly() -> None:
     assert orjson.dumps([hidden()], option=orjson.OPT_INDENT_2) == b"[\n  {\n    \n  }\n]"
 
 
+class Float(float):
+    pass
+
+
+class Date(dt.date):
+    pass
+
+
+class UUIDKey(uuid.UUID):
+    pass
+
+
+# Keys of subclasses that orjson refuses, and the text fastmsgpack writes for each: doc/json.md.
+SUBCLASS_KEYS = [
+    (Float(1.5), "1.5"),
+    (np.float64(0.5), "0.5"),
+    (Date(2024, 5, 17), "2024-05-17"),
+    (UUIDKey(int=1), "00000000-0000-0000-0000-000000000001"),
+]
+
+
+@pytest.mark.parametrize(("key", "text"), SUBCLASS_KEYS, ids=lambda v: type(v).__name__)
+def test_subclass_keys_orjson_refuses(key: Any, text: str) -> None:
+    assert dumps({key: 1}, option=fastmsgpack.OPT_NON_STR_KEYS) == f'{{"{text}":1}}'.encode()
+    with pytest.raises(TypeError, match="Dict key"):
+        orjson.dumps({key: 1}, option=orjson.OPT_NON_STR_KEYS)
+
+
+def test_dataclass_field_without_a_value_is_an_error() -> None:
+    # An init=False field never set: fastmsgpack raises, orjson leaves the field out.
+    @dataclasses.dataclass
+    class Lazy:
+        a: int
+        b: int = dataclasses.field(init=False)
+
+    with pytest.raises(JSONEncodeError, match="dataclass field") as info:
+        dumps(Lazy(1))
+    assert isinstance(info.value.__cause__, AttributeError)
+    assert orjson.dumps(Lazy(1)) == b'{"a":1}'
+
+
+def test_default_calls_nest_254_deep() -> None:
+    def countdown(calls: int) -> Any:
+        left = calls
+
+        def default(obj: Any) -> Any:
+            nonlocal left
+            left -= 1
+            return object() if left > 0 else "done"
+
+        return default
+
+    assert dumps(object(), default=countdown(254)) == b'"done"'
+    with pytest.raises(JSONEncodeError, match="254"):
+        dumps(object(), default=countdown(255))
+    assert orjson.dumps(object(), default=countdown(255)) == b'"done"'
+
+
 # Every string length from empty past two 16-byte blocks, with each kind of character that
 # needs escaping (and a multi-byte one that does not) at every position: the writer scans whole
 # blocks and a short tail differently, and its output must not depend on where they fall.
