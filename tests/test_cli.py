@@ -384,6 +384,16 @@ def test_stream_of_objects_that_need_each_form(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("depth", [300, 1000])
+def test_too_deep_after_a_bin_value(depth: int) -> None:
+    # The transcoder stops at the bin value; the object is unpacked and is too deep for JSON.
+    data = packb(0) + b"\x92\xc4\x01\x00" + b"\x91" * (depth - 2) + b"\x90"
+    assert_fails(run("--bytes", "hex", stdin=data), b"in the object at byte offset 1")
+    # Deep without a bin value: the transcoder says where.
+    deep_data = packb(0) + b"\x91" * depth + b"\x90"
+    assert_fails(run("--bytes", "hex", stdin=deep_data), b"deeper than 254 levels", b"offset 255")
+
+
 def test_transcoder_is_used_unless_an_object_needs_unpackb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

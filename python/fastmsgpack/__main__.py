@@ -47,8 +47,10 @@ NUMPY_FORMS = ("list", "summary")
 # The end of fastmsgpack's decode errors, and the one unpackb gives for a stream of objects.
 _AT_OFFSET = re.compile(r" at byte offset (\d+)$")
 _TRAILING = re.compile(r"\d+ trailing bytes after the object at byte offset (\d+)")
-# The transcoder's error for a bin value (a bin key has no offset in the message).
+# The transcoder's errors that unpacking the object cannot help: a bin value (a bin key has no
+# offset in the message), which comes before any raw numpy array would, and nesting too deep.
 _BYTES_VALUE = re.compile(r"bytes cannot be written as JSON at byte offset \d+")
+_TOO_DEEP = re.compile(r"containers nested deeper than \d+ levels.* at byte offset \d+")
 _BYTES_HINT = "use --bytes base64 or --bytes hex"
 
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -142,9 +144,9 @@ class Converter:
         """The object at ``offset``, which the transcoder stopped at with ``stop``, unpacked and
         written by ``json.dumps``; and where it ends."""
         if self.bytes_form == "error" and _BYTES_VALUE.fullmatch(str(stop)):
-            # A bin value (not in a raw numpy array, whose first key comes before it): the
-            # transcoder's error already says where it is.
             raise CliError(f"{stop} ({_BYTES_HINT})")
+        if _TOO_DEEP.fullmatch(str(stop)):
+            raise CliError(str(stop))
         try:
             value, end = self._unpack(data, offset)
         except MsgpackDecodeError as exc:
@@ -156,9 +158,10 @@ class Converter:
                 f"{exc} cannot be written as JSON, in the object at byte offset {offset}"
                 f" ({_BYTES_HINT})"
             ) from None
-        except (fastjson.JSONEncodeError, RecursionError):
-            # Nested too deep for JSON: the transcoder said so, and where.
-            raise stop from None
+        except (fastjson.JSONEncodeError, RecursionError) as exc:
+            # Nested too deep for JSON, past the place where the transcoder stopped.
+            why = exc if isinstance(exc, fastjson.JSONEncodeError) else "containers nested too deep"
+            raise CliError(f"{why}, in the object at byte offset {offset}") from None
         assert isinstance(document, bytes)
         return document, end
 
