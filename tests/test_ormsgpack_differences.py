@@ -117,13 +117,17 @@ def countdown(calls: int) -> Any:
 
 
 def test_nesting_limits() -> None:
-    # packb: 254 levels of containers, and 254 nested calls of default; ormsgpack goes to 255.
+    # packb: 254 levels of containers; ormsgpack goes to 255.
     with pytest.raises(MsgpackEncodeError, match="254"):
         fastmsgpack.packb(nested_lists(255))
     assert ormsgpack.unpackb(ormsgpack.packb(nested_lists(255))) == nested_lists(255)
-    with pytest.raises(MsgpackEncodeError, match="254"):
-        fastmsgpack.packb(object(), default=countdown(255))
+    # Nested calls of default: 255 in both.
+    assert fastmsgpack.packb(object(), default=countdown(255)) == b"\xa4done"
     assert ormsgpack.packb(object(), default=countdown(255)) == b"\xa4done"
+    with pytest.raises(MsgpackEncodeError, match="255"):
+        fastmsgpack.packb(object(), default=countdown(256))
+    with pytest.raises(TypeError):
+        ormsgpack.packb(object(), default=countdown(256))
     # unpackb: 1024 levels; ormsgpack stops at 1023.
     deepest = b"\x91" * 1023 + b"\x90"
     value, levels = fastmsgpack.unpackb(deepest), 1
