@@ -276,7 +276,7 @@ def test_dataclass_field_without_a_value_is_an_error() -> None:
     assert orjson.dumps(Lazy(1)) == b'{"a":1}'
 
 
-def test_default_calls_nest_254_deep() -> None:
+def test_default_calls_nest_255_deep() -> None:
     def countdown(calls: int) -> Any:
         left = calls
 
@@ -287,10 +287,12 @@ def test_default_calls_nest_254_deep() -> None:
 
         return default
 
-    assert dumps(object(), default=countdown(254)) == b'"done"'
-    with pytest.raises(JSONEncodeError, match="254"):
-        dumps(object(), default=countdown(255))
+    assert dumps(object(), default=countdown(255)) == b'"done"'
     assert orjson.dumps(object(), default=countdown(255)) == b'"done"'
+    with pytest.raises(JSONEncodeError, match="255"):
+        dumps(object(), default=countdown(256))
+    with pytest.raises(TypeError):
+        orjson.dumps(object(), default=countdown(256))
 
 
 # Every string length from empty past two 16-byte blocks, with each kind of character that
