@@ -13,6 +13,7 @@ mod ext;
 mod ffi;
 mod fragment;
 mod json;
+mod limits;
 mod opt;
 mod ser;
 

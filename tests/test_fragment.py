@@ -133,19 +133,21 @@ def test_every_valid_encoding_is_accepted_and_written_like_ormsgpack(data: bytes
 
 @given(st.binary(max_size=40))
 def test_arbitrary_bytes_are_accepted_exactly_when_they_decode(data: bytes) -> None:
-    option = fastmsgpack.OPT_NON_STR_KEYS
-    try:
-        fastmsgpack.unpackb(data, option=option)
-        decodes = True
-    except MsgpackDecodeError as exc:
-        # Refusals of a well-formed object's contents, not of its form.
-        decodes = "map cannot be a map key" in str(exc) or "unhashable" in str(exc)
     try:
         Fragment(data)
         accepted = True
     except MsgpackDecodeError:
         accepted = False
-    assert accepted is decodes
+    try:
+        fastmsgpack.unpackb(data, option=fastmsgpack.OPT_NON_STR_KEYS)
+    except MsgpackDecodeError as exc:
+        if "map key" in str(exc):
+            # Refused for what a key is, not for the form: the check does not look at keys,
+            # and the decoder stopped before it saw the rest.
+            return
+        assert not accepted, exc
+    else:
+        assert accepted
 
 
 def test_not_a_dict_key_not_json_compat_not_subclassable() -> None:

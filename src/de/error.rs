@@ -4,8 +4,8 @@ use std::fmt;
 
 use pyo3::PyErr;
 
+use crate::error::with_cause;
 use crate::exc::MsgpackDecodeError;
-use crate::ser::error::with_cause;
 
 /// What went wrong in the input.
 #[derive(Debug)]
@@ -48,7 +48,7 @@ impl fmt::Display for Kind {
             Kind::TooDeep => write!(
                 f,
                 "containers nested deeper than {} levels",
-                super::msgpack::MAX_DEPTH
+                crate::limits::MAX_DECODE_DEPTH
             ),
             Kind::Trailing { extra } => write!(f, "{extra} trailing bytes after the object"),
             Kind::KeyNotStr { found } => {

@@ -7,6 +7,7 @@ pub mod msgpack;
 mod numpy;
 mod reader;
 pub mod skip;
+mod token;
 pub mod transcode;
 
 use pyo3::exceptions::PyTypeError;

@@ -11,11 +11,10 @@ use super::ext;
 use super::keycache::{KeyCache, MAX_KEY_LEN};
 use super::numpy;
 use super::reader::{DeResult, Reader};
+use super::token::{self, Singleton, Token};
 use crate::ffi::{self, Known, Numpy, Obj, Owned};
+use crate::limits::MAX_DECODE_DEPTH;
 use crate::opt::{self, Opt};
-
-/// Containers nested deeper than this are refused.
-pub const MAX_DEPTH: u32 = 1024;
 
 pub struct Decoder<'a> {
     py: Python<'a>,
@@ -78,97 +77,31 @@ impl<'a> Decoder<'a> {
     }
 
     /// One value, whatever its type.
+    #[inline(always)]
     fn value(&mut self, depth: u32) -> DeResult<Owned> {
         let start = self.r.pos;
-        let Some(&marker) = self.r.data.get(start) else {
-            return Err(self.r.truncated("value", 1, start));
-        };
-        self.r.pos += 1;
+        let token = token::next(&mut self.r, "value")?;
+        self.build(token, depth, start)
+    }
+
+    /// The object for `token`, the item that began at `start` (a container's items follow it
+    /// in the input).
+    #[inline(always)]
+    fn build(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
         // SAFETY: every constructor below is called while attached (`self.py`).
         unsafe {
-            match marker {
-                0x00..=0x7f => made(ffi::new_i64(marker as i64)),
-                0x80..=0x8f => self.map((marker & 0x0f) as usize, depth, start),
-                0x90..=0x9f => self.array((marker & 0x0f) as usize, depth, start),
-                0xa0..=0xbf => self.str((marker & 0x1f) as usize, start),
-                0xc0 => Ok(ffi::new_singleton(ffi::none())),
-                0xc1 => Err(DeError::input(Kind::Reserved, start)),
-                0xc2 => Ok(ffi::new_bool(false)),
-                0xc3 => Ok(ffi::new_bool(true)),
-                0xc4 => {
-                    let n = self.r.u8(start)? as usize;
-                    self.bin(n, start)
-                }
-                0xc5 => {
-                    let n = self.r.u16(start)? as usize;
-                    self.bin(n, start)
-                }
-                0xc6 => {
-                    let n = self.r.u32(start)? as usize;
-                    self.bin(n, start)
-                }
-                0xc7 => {
-                    let n = self.r.u8(start)? as usize;
-                    self.ext(n, start)
-                }
-                0xc8 => {
-                    let n = self.r.u16(start)? as usize;
-                    self.ext(n, start)
-                }
-                0xc9 => {
-                    let n = self.r.u32(start)? as usize;
-                    self.ext(n, start)
-                }
-                0xca => {
-                    let bits = self.r.u32(start)?;
-                    made(ffi::new_f64(f32::from_bits(bits) as f64))
-                }
-                0xcb => {
-                    let bits = self.r.u64(start)?;
-                    made(ffi::new_f64(f64::from_bits(bits)))
-                }
-                0xcc => made(ffi::new_i64(self.r.u8(start)? as i64)),
-                0xcd => made(ffi::new_i64(self.r.u16(start)? as i64)),
-                0xce => made(ffi::new_i64(self.r.u32(start)? as i64)),
-                0xcf => made(ffi::new_u64(self.r.u64(start)?)),
-                0xd0 => made(ffi::new_i64(self.r.u8(start)? as i8 as i64)),
-                0xd1 => made(ffi::new_i64(self.r.u16(start)? as i16 as i64)),
-                0xd2 => made(ffi::new_i64(self.r.u32(start)? as i32 as i64)),
-                0xd3 => made(ffi::new_i64(self.r.u64(start)? as i64)),
-                0xd4 => self.ext(1, start),
-                0xd5 => self.ext(2, start),
-                0xd6 => self.ext(4, start),
-                0xd7 => self.ext(8, start),
-                0xd8 => self.ext(16, start),
-                0xd9 => {
-                    let n = self.r.u8(start)? as usize;
-                    self.str(n, start)
-                }
-                0xda => {
-                    let n = self.r.u16(start)? as usize;
-                    self.str(n, start)
-                }
-                0xdb => {
-                    let n = self.r.u32(start)? as usize;
-                    self.str(n, start)
-                }
-                0xdc => {
-                    let n = self.r.u16(start)? as usize;
-                    self.array(n, depth, start)
-                }
-                0xdd => {
-                    let n = self.r.u32(start)? as usize;
-                    self.array(n, depth, start)
-                }
-                0xde => {
-                    let n = self.r.u16(start)? as usize;
-                    self.map(n, depth, start)
-                }
-                0xdf => {
-                    let n = self.r.u32(start)? as usize;
-                    self.map(n, depth, start)
-                }
-                0xe0..=0xff => made(ffi::new_i64(marker as i8 as i64)),
+            match token {
+                Token::Int(v) => made(ffi::new_i64(v)),
+                Token::Str(bytes) => self.str(bytes, start),
+                Token::Map(n) => self.map(n, depth, start),
+                Token::Array(n) => self.array(n, depth, start),
+                Token::F64(v) => made(ffi::new_f64(v)),
+                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
+                Token::Bool(v) => Ok(ffi::new_bool(v)),
+                Token::UInt(v) => made(ffi::new_u64(v)),
+                Token::F32(v) => made(ffi::new_f64(v as f64)),
+                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
+                Token::Ext(tag, data) => self.ext(tag, data, start),
             }
         }
     }
@@ -178,33 +111,30 @@ impl<'a> Decoder<'a> {
     /// decoded in 1.8 us instead of 10.2).
     #[inline(always)]
     fn singleton(&mut self) -> Option<Owned> {
-        let obj = match self.r.data.get(self.r.pos)? {
-            0xc0 => ffi::none(),
-            0xc2 => ffi::false_obj(),
-            0xc3 => ffi::true_obj(),
-            _ => return None,
+        let obj = match token::singleton(&mut self.r)? {
+            Singleton::Nil => ffi::none(),
+            Singleton::False => ffi::false_obj(),
+            Singleton::True => ffi::true_obj(),
         };
-        self.r.pos += 1;
         // SAFETY: attached (`self.py`); the singletons live as long as the interpreter.
         Some(unsafe { ffi::new_singleton(obj) })
     }
 
     /// A string's bytes, checked to be valid UTF-8; `true` when they are all ASCII.
     #[inline(always)]
-    fn utf8(&mut self, n: usize, start: usize) -> DeResult<(&'a [u8], bool)> {
-        let bytes = self.r.take(n, "str", start)?;
+    fn utf8(bytes: &[u8], start: usize) -> DeResult<bool> {
         if bytes.is_ascii() {
-            return Ok((bytes, true));
+            return Ok(true);
         }
         if simdutf8::basic::from_utf8(bytes).is_err() {
             return Err(DeError::input(Kind::InvalidUtf8, start));
         }
-        Ok((bytes, false))
+        Ok(false)
     }
 
     #[inline(always)]
-    fn str(&mut self, n: usize, start: usize) -> DeResult<Owned> {
-        let (bytes, ascii) = self.utf8(n, start)?;
+    fn str(&mut self, bytes: &[u8], start: usize) -> DeResult<Owned> {
+        let ascii = Self::utf8(bytes, start)?;
         // SAFETY: `bytes` is valid UTF-8 (ASCII when `ascii`) and we are attached.
         made(unsafe {
             if ascii {
@@ -215,17 +145,8 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    #[inline]
-    fn bin(&mut self, n: usize, start: usize) -> DeResult<Owned> {
-        let bytes = self.r.take(n, "bin", start)?;
-        // SAFETY: attached.
-        made(unsafe { ffi::new_bytes(bytes) })
-    }
-
     #[inline(never)]
-    fn ext(&mut self, n: usize, start: usize) -> DeResult<Owned> {
-        let tag = self.r.u8(start)? as i8;
-        let data = self.r.take(n, "ext", start)?;
+    fn ext(&mut self, tag: i8, data: &[u8], start: usize) -> DeResult<Owned> {
         ext::build(self.py, tag, data, self.ext_hook, self.timestamps, start)
     }
 
@@ -240,7 +161,7 @@ impl<'a> Decoder<'a> {
         depth: u32,
         start: usize,
     ) -> DeResult<()> {
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_DECODE_DEPTH {
             return Err(DeError::input(Kind::TooDeep, start));
         }
         if n.saturating_mul(min_size) > self.r.remaining() {
@@ -271,7 +192,7 @@ impl<'a> Decoder<'a> {
         self.container(n, 2, "map", depth, start)?;
         if self.numpy.is_some()
             && (n == 3 || n == 5)
-            && self.r.data.get(self.r.pos..self.r.pos + 4) == Some(b"\xc4\x02nd")
+            && token::starts_with_bin8(self.r.data, self.r.pos, b"nd")
         {
             return self.numpy_map(n, depth, start);
         }
@@ -287,7 +208,8 @@ impl<'a> Decoder<'a> {
                     Some(value) => value,
                     None => self.value(depth + 1)?,
                 };
-                atomic &= self.atomic_at(key_start) & self.atomic_at(value_start);
+                atomic &= token::is_atomic_at(self.r.data, key_start)
+                    & token::is_atomic_at(self.r.data, value_start);
                 if !ffi::dict_set(&dict, &key, &value) {
                     return Err(DeError::callback(
                         "map key could not be used as a dict key",
@@ -341,38 +263,13 @@ impl<'a> Decoder<'a> {
 
     /// A bin value's bytes (the keys and data of a numpy map).
     fn bin_slice(&mut self, start: usize) -> DeResult<&'a [u8]> {
-        let n = match self.r.data.get(start) {
-            Some(0xc4) => {
-                self.r.pos += 1;
-                self.r.u8(start)? as usize
-            }
-            Some(0xc5) => {
-                self.r.pos += 1;
-                self.r.u16(start)? as usize
-            }
-            Some(0xc6) => {
-                self.r.pos += 1;
-                self.r.u32(start)? as usize
-            }
-            _ => {
-                return Err(DeError::input(
-                    Kind::BadNumpy("keys and data must be bin"),
-                    start,
-                ))
-            }
-        };
-        self.r.take(n, "bin", start)
-    }
-
-    /// Whether the value that starts at `pos` decoded to an atomic object (one the garbage
-    /// collector does not track): anything but an array, a map or an extension, which
-    /// `ext_hook` may turn into any object.
-    #[inline(always)]
-    fn atomic_at(&self, pos: usize) -> bool {
-        !matches!(
-            self.r.data.get(pos),
-            None | Some(0x80..=0x9f | 0xdc..=0xdf | 0xc7..=0xc9 | 0xd4..=0xd8)
-        )
+        match token::next(&mut self.r, "value")? {
+            Token::Bin(bytes) => Ok(bytes),
+            _ => Err(DeError::input(
+                Kind::BadNumpy("keys and data must be bin"),
+                start,
+            )),
+        }
     }
 
     /// A map key: a `str` (short ones from the cache), or with `OPT_NON_STR_KEYS` any hashable
@@ -380,92 +277,50 @@ impl<'a> Decoder<'a> {
     #[inline(always)]
     fn key(&mut self, depth: u32) -> DeResult<Owned> {
         let start = self.r.pos;
-        let Some(&marker) = self.r.data.get(start) else {
-            return Err(self.r.truncated("map key", 1, start));
+        let bytes = match token::next_key(&mut self.r)? {
+            Ok(bytes) => bytes,
+            Err(token) => return self.non_str_key(token, depth, start),
         };
-        let n = match marker {
-            0xa0..=0xbf => {
-                self.r.pos += 1;
-                (marker & 0x1f) as usize
-            }
-            0xd9 => {
-                self.r.pos += 1;
-                self.r.u8(start)? as usize
-            }
-            _ => return self.non_str_key(marker, depth, start),
-        };
-        let (bytes, _) = self.utf8(n, start)?;
+        if bytes.len() > MAX_KEY_LEN {
+            return self.str(bytes, start);
+        }
+        Self::utf8(bytes, start)?;
         // SAFETY: `bytes` is valid UTF-8 and we are attached.
         unsafe {
             match self.keys.as_deref_mut() {
-                Some(cache) if bytes.len() <= MAX_KEY_LEN => made(cache.get(bytes)),
-                _ => made(ffi::new_str(bytes)),
+                Some(cache) => made(cache.get(bytes)),
+                None => made(ffi::new_str(bytes)),
             }
         }
     }
 
     #[inline(never)]
-    fn non_str_key(&mut self, marker: u8, depth: u32, start: usize) -> DeResult<Owned> {
-        let is_str = matches!(marker, 0xda | 0xdb);
-        if !is_str && self.opts & opt::NON_STR_KEYS == 0 {
-            return Err(DeError::input(
-                Kind::KeyNotStr {
-                    found: type_of_marker(marker),
-                },
-                start,
-            ));
+    fn non_str_key(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
+        if self.opts & opt::NON_STR_KEYS == 0 {
+            let found = token.type_name();
+            return Err(DeError::input(Kind::KeyNotStr { found }, start));
         }
-        self.hashable(depth)
+        self.hashable(token, depth, start)
     }
 
-    /// A value that can be a dict key: arrays become tuples, maps are refused.
-    fn hashable(&mut self, depth: u32) -> DeResult<Owned> {
-        let start = self.r.pos;
-        let Some(&marker) = self.r.data.get(start) else {
-            return Err(self.r.truncated("map key", 1, start));
-        };
-        let n = match marker {
-            0x90..=0x9f => {
-                self.r.pos += 1;
-                (marker & 0x0f) as usize
-            }
-            0xdc => {
-                self.r.pos += 1;
-                self.r.u16(start)? as usize
-            }
-            0xdd => {
-                self.r.pos += 1;
-                self.r.u32(start)? as usize
-            }
-            0x80..=0x8f | 0xde | 0xdf => return Err(DeError::input(Kind::MapAsKey, start)),
-            _ => return self.value(depth),
+    /// A value that can be a dict key, from its token: arrays become tuples, maps are refused.
+    fn hashable(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
+        let n = match token {
+            Token::Array(n) => n,
+            Token::Map(_) => return Err(DeError::input(Kind::MapAsKey, start)),
+            _ => return self.build(token, depth, start),
         };
         self.container(n, 1, "array", depth, start)?;
         // SAFETY: attached; each slot `i < n` is filled once.
         unsafe {
             let tuple = made(ffi::new_tuple(n))?;
             for i in 0..n {
-                let item = self.hashable(depth + 1)?;
+                let item_start = self.r.pos;
+                let item = token::next(&mut self.r, "value")?;
+                let item = self.hashable(item, depth + 1, item_start)?;
                 ffi::tuple_set(&tuple, i, item);
             }
             Ok(tuple)
         }
-    }
-}
-
-/// The MessagePack type a marker starts, for error messages.
-#[cold]
-pub(super) fn type_of_marker(marker: u8) -> &'static str {
-    match marker {
-        0x00..=0x7f | 0xcc..=0xd3 | 0xe0..=0xff => "int",
-        0x80..=0x8f | 0xde | 0xdf => "map",
-        0x90..=0x9f | 0xdc | 0xdd => "array",
-        0xa0..=0xbf | 0xd9..=0xdb => "str",
-        0xc0 => "nil",
-        0xc2 | 0xc3 => "bool",
-        0xc4..=0xc6 => "bin",
-        0xca | 0xcb => "float",
-        0xc7..=0xc9 | 0xd4..=0xd8 => "ext",
-        _ => "reserved byte 0xc1",
     }
 }

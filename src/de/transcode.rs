@@ -9,10 +9,11 @@
 use std::collections::HashSet;
 
 use super::error::{DeError, Kind};
-use super::msgpack::{type_of_marker, MAX_DEPTH};
 use super::reader::Reader;
+use super::token::{self, Token};
 use crate::emit::Emitter;
 use crate::error::Error;
+use crate::limits::{MAX_DECODE_DEPTH, MAX_ENCODE_DEPTH};
 use crate::opt::{self, Opt};
 
 pub enum Stop {
@@ -62,161 +63,50 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         Ok(self.r.pos)
     }
 
-    #[cold]
-    fn truncated(&self, what: &'static str, declared: u64, start: usize) -> Stop {
-        Stop::Input(self.r.truncated(what, declared, start))
-    }
-
-    fn be<const N: usize>(&mut self, start: usize) -> TResult<[u8; N]> {
-        Ok(self.r.array_n("header", start)?)
-    }
-
-    fn len8(&mut self, start: usize) -> TResult<usize> {
-        Ok(self.r.u8(start)? as usize)
-    }
-
-    fn len16(&mut self, start: usize) -> TResult<usize> {
-        Ok(self.r.u16(start)? as usize)
-    }
-
-    fn len32(&mut self, start: usize) -> TResult<usize> {
-        Ok(self.r.u32(start)? as usize)
-    }
-
     fn value(&mut self, depth: u32) -> TResult {
         let start = self.r.pos;
-        let marker = *self
-            .r
-            .data
-            .get(start)
-            .ok_or_else(|| self.truncated("value", 1, start))?;
-        self.r.pos += 1;
-        let r = match marker {
-            0x00..=0x7f => self.e.int(marker as i64),
-            0xe0..=0xff => self.e.int(marker as i8 as i64),
-            0x80..=0x8f => return self.map((marker & 0x0f) as usize, depth, start),
-            0x90..=0x9f => return self.array((marker & 0x0f) as usize, depth, start),
-            0xa0..=0xbf => return self.str((marker & 0x1f) as usize, start),
-            0xc0 => self.e.nil(),
-            0xc1 => return Err(Stop::Input(DeError::input(Kind::Reserved, start))),
-            0xc2 => self.e.bool(false),
-            0xc3 => self.e.bool(true),
-            0xc4..=0xc6 => {
-                let n = match marker {
-                    0xc4 => self.len8(start)?,
-                    0xc5 => self.len16(start)?,
-                    _ => self.len32(start)?,
-                };
-                let data = self.r.take(n, "bin", start)?;
-                self.e.bin(data)
-            }
-            0xc7..=0xc9 | 0xd4..=0xd8 => {
-                let n = match marker {
-                    0xc7 => self.len8(start)?,
-                    0xc8 => self.len16(start)?,
-                    0xc9 => self.len32(start)?,
-                    m => 1 << (m - 0xd4),
-                };
-                let tag = self.be::<1>(start)?[0] as i8;
-                let data = self.r.take(n, "ext", start)?;
-                self.e.ext(tag, data)
-            }
-            0xca => {
-                let v = f32::from_bits(u32::from_be_bytes(self.be(start)?));
-                self.e.float(v as f64)
-            }
-            0xcb => {
-                let v = f64::from_bits(u64::from_be_bytes(self.be(start)?));
-                self.e.float(v)
-            }
-            0xcc => {
-                let v = self.be::<1>(start)?[0] as i64;
-                self.e.int(v)
-            }
-            0xcd => {
-                let v = u16::from_be_bytes(self.be(start)?) as i64;
-                self.e.int(v)
-            }
-            0xce => {
-                let v = u32::from_be_bytes(self.be(start)?) as i64;
-                self.e.int(v)
-            }
-            0xcf => {
-                let v = u64::from_be_bytes(self.be(start)?);
-                self.e.uint(v)
-            }
-            0xd0 => {
-                let v = self.be::<1>(start)?[0] as i8 as i64;
-                self.e.int(v)
-            }
-            0xd1 => {
-                let v = i16::from_be_bytes(self.be(start)?) as i64;
-                self.e.int(v)
-            }
-            0xd2 => {
-                let v = i32::from_be_bytes(self.be(start)?) as i64;
-                self.e.int(v)
-            }
-            0xd3 => {
-                let v = i64::from_be_bytes(self.be(start)?);
-                self.e.int(v)
-            }
-            0xd9 => {
-                let n = self.len8(start)?;
-                return self.str(n, start);
-            }
-            0xda => {
-                let n = self.len16(start)?;
-                return self.str(n, start);
-            }
-            0xdb => {
-                let n = self.len32(start)?;
-                return self.str(n, start);
-            }
-            0xdc => {
-                let n = self.len16(start)?;
-                return self.array(n, depth, start);
-            }
-            0xdd => {
-                let n = self.len32(start)?;
-                return self.array(n, depth, start);
-            }
-            0xde => {
-                let n = self.len16(start)?;
-                return self.map(n, depth, start);
-            }
-            0xdf => {
-                let n = self.len32(start)?;
-                return self.map(n, depth, start);
-            }
+        let r = match token::next(&mut self.r, "value")? {
+            Token::Int(v) => self.e.int(v),
+            Token::Str(bytes) => return self.str(bytes, start),
+            Token::Map(n) => return self.map(n, depth, start),
+            Token::Array(n) => return self.array(n, depth, start),
+            Token::F64(v) => self.e.float(v),
+            Token::Nil => self.e.nil(),
+            Token::Bool(v) => self.e.bool(v),
+            Token::UInt(v) => self.e.uint(v),
+            Token::F32(v) => self.e.float(v as f64),
+            Token::Bin(data) => self.e.bin(data),
+            Token::Ext(tag, data) => self.e.ext(tag, data),
         };
         emitted(r, start)
     }
 
     /// A string's UTF-8, checked.
-    fn utf8(&mut self, n: usize, start: usize) -> TResult<&'a [u8]> {
-        let bytes = self.r.take(n, "str", start)?;
+    #[inline(always)]
+    fn utf8(bytes: &'a [u8], start: usize) -> TResult<&'a [u8]> {
         if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
             return Err(Stop::Input(DeError::input(Kind::InvalidUtf8, start)));
         }
         Ok(bytes)
     }
 
-    fn str(&mut self, n: usize, start: usize) -> TResult {
-        let bytes = self.utf8(n, start)?;
+    #[inline(always)]
+    fn str(&mut self, bytes: &'a [u8], start: usize) -> TResult {
+        let bytes = Self::utf8(bytes, start)?;
         emitted(self.e.str(bytes), start)
     }
 
     fn check(&self, n: usize, min: usize, what: &'static str, depth: u32, start: usize) -> TResult {
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_DECODE_DEPTH {
             return Err(Stop::Input(DeError::input(Kind::TooDeep, start)));
         }
         // `json.dumps` writes at most this many levels; deeper input is refused the same way.
-        if depth as u64 >= crate::ser::state::MAX_DEPTH {
-            return Err(Stop::NotJson(crate::ser::error::too_deep(), start));
+        if depth as u64 >= MAX_ENCODE_DEPTH {
+            return Err(Stop::NotJson(crate::error::too_deep(), start));
         }
-        if n.saturating_mul(min) > self.r.data.len() - self.r.pos {
-            return Err(self.truncated(what, (n as u64).saturating_mul(min as u64), start));
+        if n.saturating_mul(min) > self.r.remaining() {
+            let declared = (n as u64).saturating_mul(min as u64);
+            return Err(Stop::Input(self.r.truncated(what, declared, start)));
         }
         Ok(())
     }
@@ -253,28 +143,17 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
     /// A map key: a string (returned, to spot repeats); anything else ends the walk with
     /// `OPT_NON_STR_KEYS` (see the module documentation) and is an error without it.
     fn key(&mut self, start: usize) -> TResult<&'a [u8]> {
-        let marker = *self
-            .r
-            .data
-            .get(start)
-            .ok_or_else(|| self.truncated("map key", 1, start))?;
-        self.r.pos += 1;
-        let n = match marker {
-            0xa0..=0xbf => (marker & 0x1f) as usize,
-            0xd9 => self.len8(start)?,
-            0xda => self.len16(start)?,
-            0xdb => self.len32(start)?,
-            0xc1 => return Err(Stop::Input(DeError::input(Kind::Reserved, start))),
-            _ if self.opts & opt::NON_STR_KEYS != 0 => return Err(Stop::UseObjects),
-            _ => {
-                let found = type_of_marker(marker);
+        let bytes = match token::next_key(&mut self.r)? {
+            Ok(bytes) => Self::utf8(bytes, start)?,
+            Err(_) if self.opts & opt::NON_STR_KEYS != 0 => return Err(Stop::UseObjects),
+            Err(token) => {
+                let found = token.type_name();
                 return Err(Stop::Input(DeError::input(
                     Kind::KeyNotStr { found },
                     start,
                 )));
             }
         };
-        let bytes = self.utf8(n, start)?;
         emitted(self.e.str(bytes), start)?;
         Ok(bytes)
     }

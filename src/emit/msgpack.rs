@@ -4,8 +4,8 @@ use crate::error::Res;
 
 use super::marker::{self, Header};
 use super::Emitter;
+use crate::error::too_long;
 use crate::ffi::BytesWriter;
-use crate::ser::error::too_long;
 
 pub struct MsgpackEmitter {
     out: BytesWriter,

@@ -3,22 +3,10 @@
 use pyo3::prelude::*;
 
 use crate::error::Error;
+pub use crate::error::{too_deep, with_cause};
 use crate::exc::MsgpackEncodeError;
 use crate::ffi::{type_name, Obj};
-use crate::ser::state::{MAX_DEFAULT_DEPTH, MAX_DEPTH};
-
-#[cold]
-pub fn too_long(what: &str) -> Error {
-    MsgpackEncodeError::new_err(format!("{what} is too long for MessagePack (over 2**32-1)")).into()
-}
-
-#[cold]
-pub fn too_deep() -> Error {
-    MsgpackEncodeError::new_err(format!(
-        "containers nested deeper than {MAX_DEPTH} levels (or a circular reference)"
-    ))
-    .into()
-}
+use crate::limits::MAX_DEFAULT_DEPTH;
 
 #[cold]
 pub fn default_too_deep() -> Error {
@@ -49,14 +37,6 @@ pub unsafe fn default_failed(obj: Obj, cause: PyErr) -> Error {
     let name = unsafe { type_name(obj) };
     let err = MsgpackEncodeError::new_err(format!("default raised an exception for type {name}"));
     with_cause(err, cause).into()
-}
-
-#[cold]
-pub fn with_cause(err: PyErr, cause: PyErr) -> PyErr {
-    // SAFETY: errors are only built while the GIL is held.
-    let py = unsafe { Python::assume_attached() };
-    err.set_cause(py, Some(cause));
-    err
 }
 
 #[cold]

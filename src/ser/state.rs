@@ -5,11 +5,7 @@ use crate::error::Res;
 use super::error;
 use crate::opt::Opt;
 
-/// Containers nested deeper than this are refused (this is also how a cycle ends).
-pub const MAX_DEPTH: u64 = 254;
-/// Nested calls of `default` beyond this many are refused (a chain of 255 calls, each packing
-/// what the one before returned, succeeds, as in orjson and ormsgpack).
-pub const MAX_DEFAULT_DEPTH: u64 = 255;
+use crate::limits::{MAX_DEFAULT_DEPTH, MAX_ENCODE_DEPTH as MAX_DEPTH};
 
 const DEPTH_SHIFT: u32 = 32;
 const DEFAULT_SHIFT: u32 = 48;
