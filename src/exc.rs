@@ -22,3 +22,17 @@ create_exception!(
     MsgpackEncodeError,
     "An object could not be written as JSON. Subclass of MsgpackEncodeError (and so of TypeError)."
 );
+
+create_exception!(
+    fastmsgpack,
+    OutOfData,
+    MsgpackDecodeError,
+    "Unpacker.unpack() or skip() found no complete object in what was fed or read. Subclass of \
+     MsgpackDecodeError."
+);
+create_exception!(
+    fastmsgpack,
+    BufferFull,
+    MsgpackDecodeError,
+    "Unpacker: holding more would go over max_buffer_size. Subclass of MsgpackDecodeError."
+);

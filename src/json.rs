@@ -70,7 +70,7 @@ fn transcode_at<'py>(
     whole: bool,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
     let mut holder = None;
-    let bytes = de::input_of(py, data, &mut holder, "from_msgpack")?;
+    let bytes = de::input_of(py, data, &mut holder, "from_msgpack() argument")?;
     // The output starts at about the input's size; for one object of a stream, at most
     // `STREAM_START` (the rest of the stream says little about one object).
     let mut start = bytes.len().saturating_sub(offset);

@@ -16,6 +16,7 @@ mod json;
 mod limits;
 mod opt;
 mod ser;
+mod unpacker;
 
 use pyo3::prelude::*;
 
@@ -50,7 +51,30 @@ fn unpackb<'py>(
         OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
         OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
     })?;
-    de::unpackb(py, data, ext_hook, opts)
+    de::unpackb(py, data, ext_hook, opts, "unpackb() argument")
+}
+
+/// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
+#[pyfunction]
+#[pyo3(signature = (fp, /, *, ext_hook=None, option=None))]
+fn unpack<'py>(
+    py: Python<'py>,
+    fp: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = opt::parse(option, opt::UNPACKB_MASK, "unpack").map_err(|e| match e {
+        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
+        OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
+    })?;
+    let data = fp.call_method0("read")?;
+    de::unpackb(
+        py,
+        &data,
+        ext_hook,
+        opts,
+        "what unpack()'s fp.read() returns",
+    )
 }
 
 /// Serializes `obj` as JSON, with the type rules and options of `packb`.
@@ -106,6 +130,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(packb, m)?)?;
     m.add_function(wrap_pyfunction!(unpackb, m)?)?;
+    m.add_function(wrap_pyfunction!(unpack, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;
     m.add_function(wrap_pyfunction!(json_from_msgpack, m)?)?;
     m.add_function(wrap_pyfunction!(_json_from_msgpack_at, m)?)?;
@@ -115,6 +140,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
+    m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
+    m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
+    m.add_class::<unpacker::Unpacker>()?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

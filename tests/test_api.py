@@ -239,11 +239,12 @@ def test_unpackb_rejects_other_types(data: Any) -> None:
     with pytest.raises(TypeError, match=r"^unpackb\(\) ") as info:
         fastmsgpack.unpackb(data)
     if isinstance(data, memoryview):
-        assert "C-contiguous memoryview" in str(info.value)
+        assert "C-contiguous buffer" in str(info.value)
         assert isinstance(info.value.__cause__, BufferError)
     else:
         assert str(info.value).endswith(
-            f"bytes, bytearray or memoryview, not {type(data).__name__}"
+            f"bytes, bytearray, memoryview or another object with a buffer (mmap), not "
+            f"{type(data).__name__}"
         )
 
 

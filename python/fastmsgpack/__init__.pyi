@@ -1,5 +1,7 @@
 from collections.abc import Callable
-from typing import Any, final
+from typing import Any, Protocol, final
+
+from typing_extensions import Buffer
 
 __all__ = [
     "OPT_APPEND_NEWLINE",
@@ -23,12 +25,16 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "BufferFull",
     "Ext",
     "Fragment",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
+    "OutOfData",
+    "Unpacker",
     "__version__",
     "packb",
+    "unpack",
     "unpackb",
 ]
 
@@ -58,6 +64,11 @@ OPT_UTC_Z: int
 
 class MsgpackEncodeError(TypeError): ...
 class MsgpackDecodeError(ValueError): ...
+class OutOfData(MsgpackDecodeError): ...
+class BufferFull(MsgpackDecodeError): ...
+
+class _Readable(Protocol):
+    def read(self, size: int = ..., /) -> Buffer: ...
 
 @final
 class Ext:
@@ -78,12 +89,40 @@ def packb(
     option: int | None = None,
 ) -> bytes: ...
 def unpackb(
-    data: bytes | bytearray | memoryview,
+    data: Buffer,
     /,
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
 ) -> Any: ...
+def unpack(
+    fp: _Readable,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    option: int | None = None,
+) -> Any: ...
+
+@final
+class Unpacker:
+    """Objects from a stream fed in pieces (``feed``) or read from ``file_like``."""
+
+    def __new__(
+        cls,
+        file_like: _Readable | None = None,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        read_size: int = 65536,
+        max_buffer_size: int = 104857600,
+    ) -> Unpacker: ...
+    def feed(self, data: Buffer, /) -> None: ...
+    def unpack(self) -> Any: ...
+    def skip(self) -> None: ...
+    def tell(self) -> int: ...
+    def __iter__(self) -> Unpacker: ...
+    def __next__(self) -> Any: ...
 
 @final
 class Fragment:

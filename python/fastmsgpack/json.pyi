@@ -1,6 +1,8 @@
 from collections.abc import Callable
 from typing import Any, final
 
+from typing_extensions import Buffer
+
 from fastmsgpack import MsgpackEncodeError
 
 __all__ = [
@@ -63,4 +65,4 @@ def dumps(
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
 ) -> bytes: ...
-def from_msgpack(data: bytes | bytearray | memoryview, /, option: int | None = None) -> bytes: ...
+def from_msgpack(data: Buffer, /, option: int | None = None) -> bytes: ...

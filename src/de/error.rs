@@ -95,6 +95,31 @@ impl DeError {
         }))
     }
 
+    /// Whether the input ended before the item was complete (a stream may still bring the
+    /// rest).
+    pub fn is_truncated(&self) -> bool {
+        matches!(
+            *self.0,
+            Failure::Input {
+                kind: Kind::Truncated { .. },
+                ..
+            }
+        )
+    }
+
+    /// The same error, its offset counted from `base` bytes earlier (from the start of a
+    /// stream instead of the start of the object).
+    #[cold]
+    pub fn shifted(mut self, base: u64) -> DeError {
+        match &mut *self.0 {
+            Failure::Input { offset, .. } | Failure::Callback { offset, .. } => {
+                *offset = offset.saturating_add(base as usize);
+            }
+            Failure::Python(_) => {}
+        }
+        self
+    }
+
     /// The interpreter failed: `err` is passed on as it is.
     #[cold]
     pub fn python(err: PyErr) -> DeError {

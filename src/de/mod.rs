@@ -6,6 +6,7 @@ mod keycache;
 pub mod msgpack;
 mod numpy;
 mod reader;
+pub mod scan;
 pub mod skip;
 mod token;
 pub mod transcode;
@@ -14,7 +15,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::ffi::{self, GcPause, InputBuffer, Known, Numpy};
+use crate::ffi::{self, GcPause, InputBuffer, Known, Numpy, Obj};
 use crate::opt;
 use crate::opt::Opt;
 use keycache::KEY_CACHE;
@@ -26,36 +27,93 @@ pub use error::{DeError, Kind};
 const GC_PAUSE_MIN_INPUT: usize = 1024;
 
 /// Decodes one MessagePack object from `data` (bytes, bytearray or a C-contiguous memoryview).
+/// `what` names the input in a `TypeError` for a wrong type ("unpackb() argument").
 pub fn unpackb<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     ext_hook: Option<&Bound<'py, PyAny>>,
     opts: Opt,
+    what: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut holder = None;
-    let input = input_of(py, data, &mut holder, "unpackb")?;
+    let input = input_of(py, data, &mut holder, what)?;
+    // A raw numpy array may view the input in place when it is an immutable `bytes`.
+    let source = data
+        .is_exact_instance_of::<PyBytes>()
+        .then(|| data.as_ptr());
+    let setup = Setup::new(py, opts, ext_hook, source)?;
+    decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
+}
+
+/// What a decoder needs besides its input, looked up once per call: the options, the hook, and
+/// the handles the options ask for. Every decoder is built from one, in [`Setup::decoder`].
+pub struct Setup {
+    opts: Opt,
+    hook: Option<Obj>,
+    /// With `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
+    timestamps: Option<&'static Known>,
+    /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
+    /// when raw arrays may view it in place.
+    numpy: Option<(&'static Numpy, Option<Obj>)>,
+}
+
+impl Setup {
+    /// `ext_hook` and `source` must outlive the decoding.
+    pub fn new(
+        py: Python<'_>,
+        opts: Opt,
+        ext_hook: Option<&Bound<'_, PyAny>>,
+        source: Option<Obj>,
+    ) -> PyResult<Setup> {
+        let timestamps = if opts & opt::DATETIME_AS_TIMESTAMP_EXT != 0 {
+            Some(Known::get(py)?)
+        } else {
+            None
+        };
+        let numpy = if opts & opt::NUMPY_RAW != 0 {
+            Numpy::get(py)?.map(|np| (np, source))
+        } else {
+            None
+        };
+        Ok(Setup {
+            opts,
+            hook: ext_hook.map(|h| h.as_ptr()),
+            timestamps,
+            numpy,
+        })
+    }
+
+    fn decoder<'a>(
+        &self,
+        py: Python<'a>,
+        input: &'a [u8],
+        keys: Option<&'a mut keycache::KeyCache>,
+    ) -> Decoder<'a> {
+        Decoder::new(
+            py,
+            input,
+            self.opts,
+            self.hook,
+            self.timestamps,
+            self.numpy,
+            keys,
+        )
+    }
+}
+
+/// The one object that makes up `input`, decoded as `setup` says.
+pub fn decode_whole<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+) -> Result<Bound<'py, PyAny>, DeError> {
     // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
     let mut claim = KEY_CACHE.claim(py);
-    let keys = claim.as_deref_mut();
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let timestamps = if opts & opt::DATETIME_AS_TIMESTAMP_EXT != 0 {
-        Some(Known::get(py)?)
-    } else {
-        None
-    };
-    let numpy = if opts & opt::NUMPY_RAW != 0 {
-        let source = data
-            .is_exact_instance_of::<PyBytes>()
-            .then(|| data.as_ptr());
-        Numpy::get(py)?.map(|np| (np, source))
-    } else {
-        None
-    };
-    let hook = ext_hook.map(|h| h.as_ptr());
-    let mut decoder = Decoder::new(py, input, opts, hook, timestamps, numpy, keys);
-    let value = decoder.decode_document().map_err(DeError::into_pyerr)?;
+    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
+    let value = decoder.decode_document()?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
 }
@@ -68,16 +126,16 @@ pub fn unpack_at<'py>(
     offset: usize,
     opts: Opt,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
+    let setup = Setup::new(py, opts & opt::NON_STR_KEYS, None, None)?;
     let mut claim = KEY_CACHE.claim(py);
-    let keys = claim.as_deref_mut();
-    let mut decoder = Decoder::new(py, bytes, opts & opt::NON_STR_KEYS, None, None, None, keys);
+    let mut decoder = setup.decoder(py, bytes, claim.as_deref_mut());
     let (value, end) = decoder.decode_at(offset).map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
 }
 
-/// The MessagePack input of the entry point `function`: bytes, bytearray or a C-contiguous
-/// memoryview, else a `TypeError` that names the function.
+/// The MessagePack input that `what` names ("unpackb() argument"): bytes, bytearray or a
+/// C-contiguous memoryview, else a `TypeError` that names it.
 ///
 /// `bytes` is read in place and needs nothing held; for the other types the export or copy that
 /// the bytes come from is put in `holder`, which must outlive them.
@@ -91,13 +149,13 @@ pub fn input_of<'a>(
     py: Python<'_>,
     data: &'a Bound<'_, PyAny>,
     holder: &'a mut Option<InputBuffer>,
-    function: &str,
+    what: &str,
 ) -> PyResult<&'a [u8]> {
     // SAFETY: `data` is borrowed for `'a`, and a bytes object's storage never changes.
     if let Some(bytes) = unsafe { ffi::bytes_of(data.as_ptr()) } {
         return Ok(bytes);
     }
-    input_not_bytes(py, data, holder, function)
+    input_not_bytes(py, data, holder, what)
 }
 
 /// [`input_of`] for inputs that are not `bytes`.
@@ -106,32 +164,33 @@ fn input_not_bytes<'a>(
     py: Python<'_>,
     data: &'a Bound<'_, PyAny>,
     holder: &'a mut Option<InputBuffer>,
-    function: &str,
+    what: &str,
 ) -> PyResult<&'a [u8]> {
     // SAFETY: `data` is borrowed for `'a`, so it is alive for as long as the buffer is read, and
     // we are attached.
     match unsafe { InputBuffer::acquire(data.as_ptr()) } {
         Ok(Some(input)) => Ok(holder.insert(input).as_slice()),
-        Ok(None) => Err(wrong_input_type(data, function)),
-        Err(cause) => Err(not_contiguous(py, cause, function)),
+        Ok(None) => Err(wrong_input_type(data, what)),
+        Err(cause) => Err(not_contiguous(py, cause, what)),
     }
 }
 
 #[cold]
-fn wrong_input_type(data: &Bound<'_, PyAny>, function: &str) -> PyErr {
+fn wrong_input_type(data: &Bound<'_, PyAny>, what: &str) -> PyErr {
     let name = data
         .get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".to_owned());
     PyTypeError::new_err(format!(
-        "{function}() argument must be bytes, bytearray or memoryview, not {name}"
+        "{what} must be bytes, bytearray, memoryview or another object with a buffer (mmap), \
+         not {name}"
     ))
 }
 
 #[cold]
-fn not_contiguous(py: Python<'_>, cause: PyErr, function: &str) -> PyErr {
-    let err = PyTypeError::new_err(format!("{function}() needs a C-contiguous memoryview"));
+fn not_contiguous(py: Python<'_>, cause: PyErr, what: &str) -> PyErr {
+    let err = PyTypeError::new_err(format!("{what} must be a C-contiguous buffer"));
     err.set_cause(py, Some(cause));
     err
 }

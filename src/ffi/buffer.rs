@@ -1,5 +1,6 @@
-//! The input of `unpackb` when it is a bytearray or a C-contiguous memoryview (`bytes` is read
-//! in place, with [`super::bytes_of`]).
+//! The input of `unpackb` when it is not `bytes` (which is read in place, with
+//! [`super::bytes_of`]): a bytearray, a C-contiguous memoryview, or any other object that
+//! exports a C-contiguous buffer (an `mmap`, an `array.array`).
 
 use std::mem::MaybeUninit;
 
@@ -8,27 +9,29 @@ use pyo3::PyErr;
 
 use super::Obj;
 
-/// Read access to the bytes of a bytearray or memoryview given to `unpackb`, held for the whole
-/// call.
+/// Read access to the bytes of a buffer given to `unpackb`, held for the whole call.
 ///
-/// Read-only memory (a memoryview of `bytes`) is read in place; a read-only export is held so it
-/// cannot be freed. Writable memory (`bytearray`, a memoryview of one) is copied first: Python
-/// code run during the decode (`ext_hook`, a finalizer) could otherwise change it while it is
-/// being read.
+/// Read-only memory (a memoryview of `bytes`, a read-only `mmap`) is read in place; a read-only
+/// export is held so it cannot be freed. Writable memory (`bytearray`, a memoryview of one, a
+/// writable `mmap`) is copied first: Python code run during the decode (`ext_hook`, a finalizer)
+/// could otherwise change it while it is being read.
 pub enum InputBuffer {
     Exported(Box<ffi::Py_buffer>),
     Copied(Vec<u8>),
 }
 
 impl InputBuffer {
-    /// `Ok(None)` when `obj` is neither a bytearray nor a memoryview.
+    /// `Ok(None)` when `obj` exports no buffer.
     ///
     /// # Safety
     /// `obj` is live (and stays alive while the buffer is used) and the GIL is held.
     pub unsafe fn acquire(obj: Obj) -> Result<Option<InputBuffer>, PyErr> {
         // SAFETY: type checks on a live object.
         unsafe {
-            if ffi::PyByteArray_Check(obj) == 0 && ffi::PyMemoryView_Check(obj) == 0 {
+            if ffi::PyByteArray_Check(obj) == 0
+                && ffi::PyMemoryView_Check(obj) == 0
+                && ffi::PyObject_CheckBuffer(obj) == 0
+            {
                 return Ok(None);
             }
             let exported = InputBuffer::export(obj)?;

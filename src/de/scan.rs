@@ -1,0 +1,139 @@
+//! Finds where objects end in a stream whose bytes arrive in pieces, without building anything
+//! and without reading any byte twice: the streaming reader asks it, after each piece, whether
+//! the bytes so far hold a complete object.
+//!
+//! The scanner walks items through the one grammar ([`token::next`]) and keeps, between calls,
+//! where it stopped and how many items each open container still holds. An item whose bytes
+//! have not all arrived is read again from its first byte on the next call: that costs a
+//! header, not its payload, since a `str`, `bin` or ext is taken by its length without being
+//! looked at. A declared length is only ever compared with the bytes at hand, so a header
+//! declaring 4 GiB makes the scanner wait, and reserves nothing.
+
+use super::error::{DeError, Kind};
+use super::reader::Reader;
+use super::token::{self, Token};
+use crate::limits::MAX_DECODE_DEPTH;
+
+#[derive(Default)]
+pub struct Scanner {
+    /// Where the next item starts, from the start of the object being scanned.
+    pos: usize,
+    /// Items still to read in each open container (a map counts keys and values).
+    open: Vec<u64>,
+}
+
+/// What the bytes so far hold.
+pub enum Scan {
+    /// A complete object, ending here (from the start of the object).
+    Complete(usize),
+    /// Not yet a complete object: more bytes are needed.
+    Incomplete,
+}
+
+impl Scanner {
+    /// Scans on from where the last call stopped. `data` starts where the object starts and
+    /// holds at least the bytes the last call saw. Once an object is complete the scanner is
+    /// ready for the next one, which starts at the returned end.
+    pub fn scan(&mut self, data: &[u8]) -> Result<Scan, DeError> {
+        let mut r = Reader::new(data);
+        loop {
+            r.pos = self.pos;
+            if r.pos >= data.len() {
+                return Ok(Scan::Incomplete);
+            }
+            let children = match token::next(&mut r, "value") {
+                Ok(Token::Array(n)) => n as u64,
+                Ok(Token::Map(n)) => 2 * n as u64,
+                Ok(_) => 0,
+                Err(err) if err.is_truncated() => return Ok(Scan::Incomplete),
+                Err(err) => return Err(err),
+            };
+            if children > 0 {
+                if self.open.len() >= MAX_DECODE_DEPTH as usize {
+                    return Err(DeError::input(Kind::TooDeep, self.pos));
+                }
+                self.open.push(children);
+            }
+            self.pos = r.pos;
+            if children == 0 && self.close_items() {
+                let end = self.pos;
+                self.pos = 0;
+                return Ok(Scan::Complete(end));
+            }
+        }
+    }
+
+    /// One item is complete: it completes those containers whose last item it was. Whether the
+    /// whole object is now complete.
+    #[inline(always)]
+    fn close_items(&mut self) -> bool {
+        while let Some(left) = self.open.last_mut() {
+            *left -= 1;
+            if *left > 0 {
+                return false;
+            }
+            self.open.pop();
+        }
+        true
+    }
+
+    /// Forgets the object being scanned.
+    #[cfg(test)]
+    pub fn reset(&mut self) {
+        self.pos = 0;
+        self.open.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ends(stream: &[u8], piece: usize) -> Vec<usize> {
+        let mut scanner = Scanner::default();
+        let (mut start, mut fed, mut found) = (0, 0, Vec::new());
+        while fed < stream.len() {
+            fed = (fed + piece).min(stream.len());
+            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed]) {
+                start += end;
+                found.push(start);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn finds_every_end_whatever_the_pieces() {
+        // [1, {"a": [true, nil]}], "xyz", 7, {}
+        let stream = b"\x92\x01\x81\xa1a\x92\xc3\xc0\xa3xyz\x07\x80";
+        for piece in 1..=stream.len() {
+            assert_eq!(
+                ends(stream, piece),
+                vec![8, 12, 13, 14],
+                "pieces of {piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_declared_length_waits() {
+        let mut scanner = Scanner::default();
+        for header in [
+            &b"\xdb\xff\xff\xff\xff"[..],
+            b"\xdd\xff\xff\xff\xff",
+            b"\xc6\xff\xff\xff\xff",
+        ] {
+            scanner.reset();
+            assert!(matches!(scanner.scan(header), Ok(Scan::Incomplete)));
+        }
+    }
+
+    #[test]
+    fn malformed_bytes_are_errors() {
+        let mut scanner = Scanner::default();
+        assert!(scanner.scan(b"\x92\xc1").is_err());
+        scanner.reset();
+        let deep = vec![0x91u8; MAX_DECODE_DEPTH as usize + 1];
+        assert!(scanner.scan(&deep).is_err());
+    }
+}

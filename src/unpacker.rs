@@ -1,0 +1,276 @@
+//! `Unpacker`: objects from a stream whose bytes arrive in pieces, fed by hand or read from a
+//! file-like object.
+//!
+//! The bytes not yet consumed are kept in one buffer. After each piece, the scanner
+//! ([`de::scan`]) walks on from where it stopped to find where the next object ends; only a
+//! complete object is decoded, by the same decoder as `unpackb`. Nothing is allocated by a
+//! declared length, and no byte is scanned twice, so feeding a large object in small pieces
+//! costs time in proportion to its size.
+//!
+//! Errors: malformed bytes (a reserved marker, nesting beyond the limit) leave no way to tell
+//! where the next object starts, so the Unpacker raises that error again on every later call.
+//! An object whose end was found but which cannot be decoded (invalid UTF-8, a key the options
+//! do not allow, a hook that raises) is consumed, its error raised, and the next object can be
+//! read.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::de::scan::{Scan, Scanner};
+use crate::de::{self, Setup};
+use crate::exc::{BufferFull, MsgpackDecodeError, OutOfData};
+use crate::opt::{self, Opt, OptError};
+
+#[pyclass(module = "fastmsgpack")]
+pub struct Unpacker {
+    /// Bytes fed or read; those before `head` are consumed.
+    buf: Vec<u8>,
+    head: usize,
+    scanner: Scanner,
+    /// Bytes consumed since creation: the stream offset of `head`.
+    consumed: u64,
+    file: Option<Py<PyAny>>,
+    /// The file-like object returned no more bytes.
+    eof: bool,
+    read_size: usize,
+    max_buffer_size: usize,
+    opts: Opt,
+    ext_hook: Option<Py<PyAny>>,
+    /// The message of the malformed-input error that stopped the stream.
+    broken: Option<String>,
+}
+
+/// The extent of a complete object in the buffer.
+struct Extent {
+    start: usize,
+    end: usize,
+}
+
+impl Unpacker {
+    /// Bytes held and not yet consumed.
+    fn held(&self) -> usize {
+        self.buf.len() - self.head
+    }
+
+    /// Adds `data` after what is held, or refuses it whole when the buffer would then hold more
+    /// than `max_buffer_size` bytes.
+    fn append(&mut self, data: &[u8]) -> PyResult<()> {
+        let held = self.held();
+        if held.saturating_add(data.len()) > self.max_buffer_size {
+            return Err(buffer_full(held, data.len(), self.max_buffer_size));
+        }
+        // Drop the consumed bytes once they are at least as many as those held, so that each
+        // byte is moved a bounded number of times.
+        if self.head > 0 && self.head >= held {
+            self.buf.drain(..self.head);
+            self.head = 0;
+            let keep = held.max(self.read_size).saturating_mul(4);
+            if self.buf.capacity() > keep {
+                self.buf.shrink_to(keep);
+            }
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Where the next complete object is, reading from the file-like object as needed; `None`
+    /// when the bytes at hand (and, with a file, all it had) hold no complete object.
+    fn next_extent(&mut self, py: Python<'_>) -> PyResult<Option<Extent>> {
+        loop {
+            if let Some(message) = &self.broken {
+                return Err(MsgpackDecodeError::new_err(message.clone()));
+            }
+            match self.scanner.scan(&self.buf[self.head..]) {
+                Ok(Scan::Complete(len)) => {
+                    return Ok(Some(Extent {
+                        start: self.head,
+                        end: self.head + len,
+                    }))
+                }
+                Ok(Scan::Incomplete) => {
+                    if !self.read_more(py)? {
+                        return Ok(None);
+                    }
+                }
+                Err(err) => {
+                    let err = err.shifted(self.consumed).into_pyerr();
+                    self.broken = Some(err.value(py).to_string());
+                    return Err(err);
+                }
+            }
+        }
+    }
+
+    /// Reads up to `read_size` more bytes from the file-like object; `false` when there is none
+    /// or it has no more.
+    fn read_more(&mut self, py: Python<'_>) -> PyResult<bool> {
+        let Some(file) = &self.file else {
+            return Ok(false);
+        };
+        if self.eof {
+            return Ok(false);
+        }
+        let room = self.max_buffer_size.saturating_sub(self.held());
+        if room == 0 {
+            return Err(buffer_full(self.held(), 1, self.max_buffer_size));
+        }
+        let chunk = file
+            .bind(py)
+            .call_method1("read", (self.read_size.min(room),))?;
+        let mut holder = None;
+        let data = de::input_of(
+            py,
+            &chunk,
+            &mut holder,
+            "what Unpacker's file_like.read() returns",
+        )?;
+        if data.is_empty() {
+            self.eof = true;
+            return Ok(false);
+        }
+        self.append(data)?;
+        Ok(true)
+    }
+
+    /// Marks the object at `extent` consumed.
+    fn consume(&mut self, extent: &Extent) {
+        self.consumed += (extent.end - extent.start) as u64;
+        self.head = extent.end;
+        if self.head == self.buf.len() {
+            self.buf.clear();
+            self.head = 0;
+        }
+    }
+
+    /// The next object, decoded; `None` when there is no complete one.
+    fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(extent) = self.next_extent(py)? else {
+            return Ok(None);
+        };
+        let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
+        let offset = self.consumed;
+        let result = de::decode_whole(py, &self.buf[extent.start..extent.end], &setup);
+        // Decoded or not, the object's bytes are done with: its end is known.
+        self.consume(&extent);
+        result
+            .map(Some)
+            .map_err(|err| err.shifted(offset).into_pyerr())
+    }
+}
+
+#[cold]
+fn buffer_full(held: usize, more: usize, max: usize) -> PyErr {
+    BufferFull::new_err(format!(
+        "holding {held} bytes, {more} more would go over max_buffer_size ({max})"
+    ))
+}
+
+#[pymethods]
+impl Unpacker {
+    #[new]
+    // max_buffer_size: 100 MiB.
+    #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
+                        max_buffer_size=104857600))]
+    fn py_new(
+        file_like: Option<Bound<'_, PyAny>>,
+        ext_hook: Option<Bound<'_, PyAny>>,
+        option: Option<&Bound<'_, PyAny>>,
+        read_size: usize,
+        max_buffer_size: usize,
+    ) -> PyResult<Unpacker> {
+        let opts = opt::parse(option, opt::UNPACKB_MASK, "Unpacker").map_err(|e| match e {
+            OptError::NotAnInt(msg) => PyTypeError::new_err(msg),
+            OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
+        })?;
+        if read_size == 0 || max_buffer_size == 0 {
+            return Err(PyValueError::new_err(
+                "read_size and max_buffer_size must be at least 1",
+            ));
+        }
+        if let Some(file) = &file_like {
+            if !file.hasattr("read")? {
+                let ty = file.get_type().name()?;
+                return Err(PyTypeError::new_err(format!(
+                    "Unpacker file_like must have a read() method; {ty} has none"
+                )));
+            }
+        }
+        if let Some(hook) = &ext_hook {
+            if !hook.is_callable() {
+                return Err(PyTypeError::new_err("ext_hook must be callable"));
+            }
+        }
+        Ok(Unpacker {
+            buf: Vec::new(),
+            head: 0,
+            scanner: Scanner::default(),
+            consumed: 0,
+            file: file_like.map(Bound::unbind),
+            eof: false,
+            read_size: read_size.min(max_buffer_size),
+            max_buffer_size,
+            opts,
+            ext_hook: ext_hook.map(Bound::unbind),
+            broken: None,
+        })
+    }
+
+    /// Adds bytes to the stream (bytes, bytearray or a C-contiguous memoryview).
+    #[pyo3(signature = (data, /))]
+    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.file.is_some() {
+            return Err(PyTypeError::new_err(
+                "Unpacker.feed() cannot be used with file_like: the Unpacker reads it itself",
+            ));
+        }
+        let mut holder = None;
+        let bytes = de::input_of(py, data, &mut holder, "feed() argument")?;
+        self.append(bytes)
+    }
+
+    /// The next object; `OutOfData` when there is no complete one yet.
+    fn unpack<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.next_object(py)?.ok_or_else(out_of_data)
+    }
+
+    /// Consumes the next object without building it; `OutOfData` when there is no complete one.
+    fn skip(&mut self, py: Python<'_>) -> PyResult<()> {
+        let extent = self.next_extent(py)?.ok_or_else(out_of_data)?;
+        self.consume(&extent);
+        Ok(())
+    }
+
+    /// The number of bytes consumed since the Unpacker was made: the stream offset of the next
+    /// object.
+    fn tell(&self) -> u64 {
+        self.consumed
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next object, or the end of the iteration when there is no complete one (more may be
+    /// fed later).
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.next_object(py)
+    }
+
+    /// The bytes of the next complete object, not decoded, or `None` (for the command line,
+    /// which converts each object with the transcoder).
+    fn _next_raw<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let Some(extent) = self.next_extent(py)? else {
+            return Ok(None);
+        };
+        let bytes = PyBytes::new(py, &self.buf[extent.start..extent.end]);
+        self.consume(&extent);
+        Ok(Some(bytes))
+    }
+}
+
+#[cold]
+fn out_of_data() -> PyErr {
+    OutOfData::new_err("no complete object in the data fed or read so far")
+}
