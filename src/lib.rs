@@ -15,6 +15,7 @@ mod fragment;
 mod json;
 mod limits;
 mod opt;
+mod packer;
 mod ser;
 mod unpacker;
 
@@ -32,10 +33,53 @@ fn packb<'py>(
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = opt::parse(option, opt::PACKB_MASK, "packb").map_err(|e| match e {
-        OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
-    })?;
+    let opts = parse_pack_option(option, "packb")?;
     ser::packb(py, obj, default, opts)
+}
+
+/// Packs `obj` as `packb` does and writes the bytes to `fp` with one call of `fp.write`.
+#[pyfunction]
+#[pyo3(signature = (obj, fp, /, default=None, option=None))]
+fn pack<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    fp: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<()> {
+    let opts = parse_pack_option(option, "pack")?;
+    // Looked up first: a wrong `fp` fails before any packing.
+    let write = fp
+        .getattr(pyo3::intern!(py, "write"))
+        .map_err(|cause| no_write_method(fp, cause))?;
+    let bytes = ser::packb(py, obj, default, opts)?;
+    write.call1((bytes,))?;
+    Ok(())
+}
+
+#[cold]
+fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
+    if !cause.is_instance_of::<pyo3::exceptions::PyAttributeError>(fp.py()) {
+        return cause;
+    }
+    let ty = fp
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    let err = pyo3::exceptions::PyTypeError::new_err(format!(
+        "fp must have a write() method (a file opened for writing in binary mode, io.BytesIO, ...); {ty} has none"
+    ));
+    err.set_cause(fp.py(), Some(cause));
+    err
+}
+
+/// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
+#[inline(always)]
+fn parse_pack_option(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<opt::Opt> {
+    opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
+        OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
+    })
 }
 
 /// Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview.
@@ -129,6 +173,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(packb, m)?)?;
+    m.add_function(wrap_pyfunction!(pack, m)?)?;
     m.add_function(wrap_pyfunction!(unpackb, m)?)?;
     m.add_function(wrap_pyfunction!(unpack, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;
@@ -137,6 +182,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("JSONEncodeError", py.get_type::<exc::JSONEncodeError>())?;
     m.add_class::<ext::Ext>()?;
     m.add_class::<fragment::Fragment>()?;
+    m.add_class::<packer::Packer>()?;
     m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;

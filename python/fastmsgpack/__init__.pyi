@@ -3,6 +3,8 @@ from typing import Any, Protocol, final
 
 from typing_extensions import Buffer
 
+from _typeshed import SupportsWrite
+
 __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
@@ -31,8 +33,10 @@ __all__ = [
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
+    "Packer",
     "Unpacker",
     "__version__",
+    "pack",
     "packb",
     "unpack",
     "unpackb",
@@ -88,6 +92,26 @@ def packb(
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
 ) -> bytes: ...
+def pack(
+    obj: Any,
+    fp: SupportsWrite[bytes],
+    /,
+    default: Callable[[Any], Any] | None = None,
+    option: int | None = None,
+) -> None:
+    """Packs ``obj`` as ``packb`` does and writes the bytes with one call of ``fp.write``."""
+
+@final
+class Packer:
+    """Packs message after message with one ``default`` and one ``option``, each starting in a
+    buffer kept between calls (up to 1 MiB)."""
+
+    def __new__(
+        cls, *, default: Callable[[Any], Any] | None = None, option: int | None = None
+    ) -> Packer: ...
+    def pack(self, obj: Any, /) -> bytes: ...
+    def pack_into(self, obj: Any, buffer: bytearray, /, offset: int = 0) -> None: ...
+
 def unpackb(
     data: Buffer,
     /,

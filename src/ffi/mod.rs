@@ -6,6 +6,7 @@
 
 mod buffer;
 mod build;
+mod bytearray;
 mod call;
 mod containers;
 mod datetime;
@@ -21,6 +22,7 @@ mod writer;
 
 pub use buffer::{with_exported, InputBuffer};
 pub use build::*;
+pub use bytearray::{offset_past_end, place_at};
 pub use call::{
     call1, call2, call_method0, call_method1, fetch_error, get_attr, get_iter, iter_next, to_str,
 };
@@ -34,7 +36,7 @@ pub use owned::{ref_count, Owned};
 pub use scalars::*;
 pub use text::*;
 pub use types::*;
-pub use writer::{scratch, BytesWriter};
+pub use writer::{scratch, BytesWriter, SCRATCH_LEN};
 
 pub use pyo3::ffi::PyObject;
 

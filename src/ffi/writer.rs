@@ -64,6 +64,24 @@ impl BytesWriter {
         }
     }
 
+    /// A writer that starts in `buf`, a caller's buffer of any size, as [`in_scratch`] does in a
+    /// scratch buffer: an output that fits stays there ([`BytesWriter::written`] reads it), and
+    /// one that outgrows it moves into a `bytes` object.
+    ///
+    /// [`in_scratch`]: BytesWriter::in_scratch
+    ///
+    /// # Safety
+    /// The GIL is held, and `buf` outlives the writer and is not used otherwise meanwhile.
+    #[inline(always)]
+    pub unsafe fn in_buffer(buf: &mut [MaybeUninit<u8>]) -> BytesWriter {
+        BytesWriter {
+            obj: std::ptr::null_mut(),
+            buf: buf.as_mut_ptr().cast(),
+            cap: buf.len(),
+            len: 0,
+        }
+    }
+
     /// A writer that starts in a bytes object of `cap` bytes.
     ///
     /// # Safety
@@ -239,6 +257,21 @@ impl BytesWriter {
         // SAFETY: room was just reserved.
         unsafe { self.put_unchecked(bytes) };
         Ok(())
+    }
+
+    /// The bytes written so far.
+    pub fn written(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the first `len` bytes at `buf` were written, and stay where they are until the
+        // writer is used mutably again.
+        unsafe { std::slice::from_raw_parts(self.buf, self.len) }
+    }
+
+    /// Whether the output outgrew the buffer it started in and moved into a `bytes` object.
+    pub fn outgrew_buffer(&self) -> bool {
+        !self.obj.is_null()
     }
 
     /// The bytes written, as a `bytes` object whose reference is handed over: made from the

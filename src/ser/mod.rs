@@ -68,16 +68,74 @@ pub fn packb<'py>(
     // SAFETY: the GIL is held for the whole call (`py`), and `scratch` outlives the writer,
     // which `finish` consumes before this function returns.
     let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
-    let writer = if opts & opt::JSON_COMPAT != 0 {
+    let writer = write_msgpack(obj, opts, &cx, writer)?;
+    finish(py, writer)
+}
+
+/// Packs `obj` as `packb` does, into a `bytes` object that starts at `start` bytes (in a scratch
+/// buffer, as `packb`, when that is no larger); returns it with its length.
+pub fn pack_sized<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    start: usize,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
+    let cx = context(py, default, opts)?;
+    let mut scratch = ffi::scratch();
+    let sized = if start > ffi::SCRATCH_LEN {
+        // SAFETY: the GIL is held (`py`).
+        unsafe { BytesWriter::with_capacity(start) }.ok()
+    } else {
+        None
+    };
+    // Without memory for `start` bytes (only a guess from an earlier output), the output
+    // starts in the scratch buffer, as in `packb`.
+    let writer = match sized {
+        Some(writer) => writer,
+        // SAFETY: as in `packb`.
+        None => unsafe { BytesWriter::in_scratch(&mut scratch) },
+    };
+    let writer = write_msgpack(obj, opts, &cx, writer)?;
+    let len = writer.written().len();
+    Ok((finish(py, writer)?, len))
+}
+
+/// Packs `obj` as `packb` does, starting in `buf` (a caller's buffer kept between calls), and
+/// hands the finished writer to `done`: the output is in `buf` unless it outgrew it.
+pub fn pack_in<'py, R>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    buf: &mut [std::mem::MaybeUninit<u8>],
+    done: impl FnOnce(BytesWriter) -> PyResult<R>,
+) -> PyResult<R> {
+    let cx = context(py, default, opts)?;
+    // SAFETY: the GIL is held for the whole call (`py`), and `buf` outlives the writer, which
+    // `done` consumes (or which is dropped) before this function returns.
+    let writer = unsafe { BytesWriter::in_buffer(buf) };
+    let writer = write_msgpack(obj, opts, &cx, writer)?;
+    done(writer)
+}
+
+/// Writes `obj` as MessagePack with `writer`, and gives the writer back.
+#[inline(always)]
+fn write_msgpack(
+    obj: &Bound<'_, PyAny>,
+    opts: Opt,
+    cx: &Ctx,
+    writer: BytesWriter,
+) -> Res<BytesWriter> {
+    if opts & opt::JSON_COMPAT != 0 {
         let mut emitter = JsonCompat::new(MsgpackEmitter::new(writer));
-        dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
-        emitter.into_inner().into_writer()
+        dispatch::write(obj.as_ptr(), State::new(opts), cx, &mut emitter)?;
+        Ok(emitter.into_inner().into_writer())
     } else {
         let mut emitter = MsgpackEmitter::new(writer);
-        dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
-        emitter.into_writer()
-    };
-    finish(py, writer)
+        dispatch::write(obj.as_ptr(), State::new(opts), cx, &mut emitter)?;
+        Ok(emitter.into_writer())
+    }
 }
 
 /// Serializes `obj` as JSON (the same type rules as `packb`) into a new `bytes` object.
@@ -113,7 +171,7 @@ fn write_json<const INDENT: bool>(
     Ok(emitter.into_writer())
 }
 
-fn finish(py: Python<'_>, writer: BytesWriter) -> PyResult<Bound<'_, PyAny>> {
+pub fn finish(py: Python<'_>, writer: BytesWriter) -> PyResult<Bound<'_, PyAny>> {
     let bytes = writer.finish()?;
     // SAFETY: `finish` hands over a strong reference to a complete bytes object.
     Ok(unsafe { Bound::from_owned_ptr(py, bytes) })

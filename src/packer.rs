@@ -1,0 +1,175 @@
+//! `Packer`: many messages packed with one `default` and one set of options, each starting with
+//! the room the previous ones needed.
+//!
+//! `pack` starts each message in a `bytes` object of the previous message's size (plus a
+//! quarter), so a run of similar messages is written without growing its output from a small
+//! buffer, nor copying it at the end. `pack_into` needs the message complete before it touches
+//! the caller's bytearray (left unchanged on error), so it writes into a buffer the `Packer`
+//! keeps, of up to [`KEEP_MAX`] bytes, and copies the message over once done.
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyByteArray;
+use pyo3::{PyTraverseError, PyVisit};
+
+use crate::ffi::{self, BytesWriter};
+use crate::opt::Opt;
+use crate::ser;
+
+/// The largest buffer a `Packer` keeps between calls of `pack_into` (1 MiB). A message that
+/// outgrows the buffer continues in a `bytes` object, as `packb` does, and the buffer is then
+/// replaced by one of the message's size rounded up to a power of two, up to this size.
+pub const KEEP_MAX: usize = 1 << 20;
+
+/// The buffer of a new `Packer`: the size of `packb`'s scratch buffer.
+const START: usize = ffi::SCRATCH_LEN;
+
+/// Packs message after message with one `default` and one `option`, reusing the room earlier
+/// messages needed.
+#[pyclass(module = "fastmsgpack")]
+pub struct Packer {
+    default: Option<Py<PyAny>>,
+    opts: Opt,
+    /// Where the next `pack` output starts, from the size of the last one.
+    next_start: usize,
+    /// Where each `pack_into` message is written: only its capacity is used, its length
+    /// stays 0.
+    buf: Vec<u8>,
+}
+
+#[pymethods]
+impl Packer {
+    #[new]
+    #[pyo3(signature = (*, default=None, option=None))]
+    fn py_new(
+        default: Option<Bound<'_, PyAny>>,
+        option: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Packer> {
+        let opts = crate::parse_pack_option(option, "Packer")?;
+        let default = match default {
+            Some(d) if d.is_none() => None,
+            Some(d) if !d.is_callable() => {
+                let ty = d.get_type().name()?;
+                return Err(PyTypeError::new_err(format!(
+                    "default must be callable or None, not {ty}"
+                )));
+            }
+            d => d.map(Bound::unbind),
+        };
+        Ok(Packer {
+            default,
+            opts,
+            next_start: 0,
+            buf: Vec::with_capacity(START),
+        })
+    }
+
+    /// `obj` packed, as `packb(obj, default, option)` packs it.
+    #[pyo3(signature = (obj, /))]
+    fn pack<'py>(slf: &Bound<'py, Self>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
+        // Held for the call: `default` may run code that drops other references to itself.
+        let default = this.default.as_ref().map(|d| d.bind(py).clone());
+        let (out, len) = ser::pack_sized(py, obj, default.as_ref(), this.opts, this.next_start)?;
+        this.next_start = len.saturating_add(len / 4);
+        Ok(out)
+    }
+
+    /// Packs `obj` into `buffer` from `offset` on, leaving `buffer` ending where the message
+    /// ends; on error `buffer` is left unchanged.
+    #[pyo3(signature = (obj, buffer, /, offset=0))]
+    fn pack_into<'py>(
+        slf: &Bound<'py, Self>,
+        obj: &Bound<'py, PyAny>,
+        buffer: &Bound<'py, PyAny>,
+        offset: isize,
+    ) -> PyResult<()> {
+        let py = slf.py();
+        let Ok(target) = buffer.cast::<PyByteArray>() else {
+            return Err(not_a_bytearray(buffer));
+        };
+        let Ok(offset) = usize::try_from(offset) else {
+            return Err(PyValueError::new_err(format!(
+                "offset must be 0 or more, not {offset} (to append, pass len(buffer))"
+            )));
+        };
+        if offset > target.len() {
+            return Err(ffi::offset_past_end(offset, target.len()));
+        }
+        let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
+        this.pack_in_buffer(py, obj, |writer| {
+            // SAFETY: the message is in the Packer's buffer or in a bytes object of its own,
+            // never in the bytearray.
+            unsafe { ffi::place_at(target, offset, writer.written()) }
+        })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.default)
+    }
+
+    fn __clear__(&mut self) {
+        self.default = None;
+    }
+}
+
+impl Packer {
+    /// Packs `obj` starting in the kept buffer and hands the finished output to `done`; then
+    /// keeps a larger buffer if the message outgrew this one.
+    fn pack_in_buffer<'py, R>(
+        &mut self,
+        py: Python<'py>,
+        obj: &Bound<'py, PyAny>,
+        done: impl FnOnce(BytesWriter) -> PyResult<R>,
+    ) -> PyResult<R> {
+        // Held for the call: `default` may run code that drops other references to itself.
+        let default = self.default.as_ref().map(|d| d.bind(py).clone());
+        let mut outgrown = 0;
+        let buf = self.buf.spare_capacity_mut();
+        let result = ser::pack_in(py, obj, default.as_ref(), self.opts, buf, |writer| {
+            if writer.outgrew_buffer() {
+                outgrown = writer.written().len();
+            }
+            done(writer)
+        });
+        if outgrown > 0 {
+            self.keep_room_for(outgrown);
+        }
+        result
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn keep_room_for(&mut self, len: usize) {
+        let want = len
+            .checked_next_power_of_two()
+            .unwrap_or(KEEP_MAX)
+            .min(KEEP_MAX);
+        if want > self.buf.capacity() {
+            let mut bigger = Vec::new();
+            // Without memory for it, the current buffer is kept.
+            if bigger.try_reserve_exact(want).is_ok() {
+                self.buf = bigger;
+            }
+        }
+    }
+}
+
+#[cold]
+fn busy() -> PyErr {
+    PyRuntimeError::new_err(
+        "this Packer is already packing a message: it cannot be used again from its default \
+         callback, nor from two threads at once (use one Packer per thread)",
+    )
+}
+
+#[cold]
+fn not_a_bytearray(buffer: &Bound<'_, PyAny>) -> PyErr {
+    let ty = buffer
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    PyTypeError::new_err(format!("buffer must be a bytearray, not {ty}"))
+}
