@@ -1,4 +1,5 @@
-"""Seeded generators for the user-workload benchmarks (test_route, test_vocab, test_small).
+"""Seeded generators for the user-workload benchmarks (test_route, test_vocab, test_small,
+test_streams_pack).
 
 Every generator takes a seed and draws from its own ``random.Random(seed)``, so each run packs the
 same data. The objects are plain dicts, lists, str, int, float, bool and None, which every library
@@ -9,8 +10,11 @@ benchmarked (MessagePack, JSON, pickle, YAML) can write and read back unchanged.
   and a point of two floats.
 - ``make_vocabulary()``: 50,000 terms of a vocabulary, each with one to four forms.
 - ``make_small_message()``: a dict of 10 fields, the size of a typical RPC message or log record.
+- ``make_small_messages()``: 100,000 different dicts of that shape, written one after another to
+  a stream (test_streams_pack).
 
-The cached ``route``, ``vocabulary`` and ``small_message`` build each input once per run.
+The cached ``route``, ``vocabulary``, ``small_message`` and ``small_messages`` build each input
+once per run.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 
 ROUTE_SIZES = (1, 100, 1000, 10000, 100000)
 VOCABULARY_SIZE = 50_000
+SMALL_MESSAGES = 100_000
 TERM_CLASSES = ("noun", "verb", "adjective", "adverb", "proper noun", "abbreviation")
 ALPHANUMERIC = string.ascii_letters + string.digits
 
@@ -78,7 +83,16 @@ def make_vocabulary(size: int = VOCABULARY_SIZE, seed: int = 12) -> list[dict[st
 
 def make_small_message(seed: int = 13) -> dict[str, Any]:
     """A 10-field dict: str, int, float, bool, None and a short list of str."""
+    return _small_message(random.Random(seed))
+
+
+def make_small_messages(count: int = SMALL_MESSAGES, seed: int = 14) -> list[dict[str, Any]]:
+    """``count`` different dicts of the shape of ``make_small_message``."""
     rng = random.Random(seed)
+    return [_small_message(rng) for _ in range(count)]
+
+
+def _small_message(rng: random.Random) -> dict[str, Any]:
     user = _word(rng)
     return {
         "id": rng.randrange(2**40),
@@ -107,6 +121,11 @@ def vocabulary() -> list[dict[str, Any]]:
 @functools.cache
 def small_message() -> dict[str, Any]:
     return make_small_message()
+
+
+@functools.cache
+def small_messages() -> list[dict[str, Any]]:
+    return make_small_messages()
 
 
 def freeze_inputs() -> None:

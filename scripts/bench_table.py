@@ -46,6 +46,7 @@ FAMILY_TITLES = {
     "numpy": "numpy arrays: element-wise packing, raw round trip, raw packing",
     "json": "JSON output: dumps, and MessagePack to JSON",
     "fragment": "A cached 100 KB packed sub-document: inserted as a Fragment, or packed again",
+    "streams-pack": "Packing to streams: 100,000 small messages one by one, a 7.9 MB snapshot to a file",
 }
 ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 
