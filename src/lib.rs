@@ -2,7 +2,8 @@
 //!
 //! Layout: [`ffi`] is the only module that touches the raw CPython API; [`ser`] classifies each
 //! object once and dispatches to per-type writers that drive an [`emit::Emitter`]; [`de`] reads
-//! MessagePack into Python objects; [`opt`] holds the option bits.
+//! MessagePack into Python objects; [`opt`] holds the option bits; [`packer`] is the `Packer`
+//! class, which packs message after message with what the earlier ones needed.
 
 mod calendar;
 mod de;
@@ -68,7 +69,8 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".to_owned());
     let err = pyo3::exceptions::PyTypeError::new_err(format!(
-        "fp must have a write() method (a file opened for writing in binary mode, io.BytesIO, ...); {ty} has none"
+        "fp must have a write() method (a file opened for writing in binary mode, io.BytesIO, \
+         ...); {ty} has none"
     ));
     err.set_cause(fp.py(), Some(cause));
     err
