@@ -93,10 +93,7 @@ fn unpackb<'py>(
     ext_hook: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = opt::parse(option, opt::UNPACKB_MASK, "unpackb").map_err(|e| match e {
-        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
-        OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
-    })?;
+    let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpackb")?;
     de::unpackb(py, data, ext_hook, opts, "unpackb() argument")
 }
 
@@ -109,10 +106,7 @@ fn unpack<'py>(
     ext_hook: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = opt::parse(option, opt::UNPACKB_MASK, "unpack").map_err(|e| match e {
-        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
-        OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
-    })?;
+    let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
     let data = fp.call_method0("read")?;
     de::unpackb(
         py,
@@ -164,10 +158,7 @@ fn _json_from_msgpack_at<'py>(
 }
 
 fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt::Opt> {
-    opt::parse(option, opt::JSON_FROM_MSGPACK_MASK, "json.from_msgpack").map_err(|e| match e {
-        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
-        OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
-    })
+    opt::parse_for_reading(option, opt::JSON_FROM_MSGPACK_MASK, "json.from_msgpack")
 }
 
 #[pymodule]

@@ -119,6 +119,19 @@ pub fn parse(option: Option<&Bound<'_, PyAny>>, mask: Opt, func: &str) -> Result
     Ok(bits)
 }
 
+/// [`parse`] for a reading entry point (`unpackb`, `Unpacker`, `json.from_msgpack`): an
+/// `option` that is not an int is a `TypeError`, an invalid one a `MsgpackDecodeError`.
+pub fn parse_for_reading(
+    option: Option<&Bound<'_, PyAny>>,
+    mask: Opt,
+    func: &str,
+) -> PyResult<Opt> {
+    parse(option, mask, func).map_err(|e| match e {
+        OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
+        OptError::Invalid(msg) => crate::exc::MsgpackDecodeError::new_err(msg),
+    })
+}
+
 #[cold]
 fn not_an_int(option: &Bound<'_, PyAny>) -> OptError {
     let ty = option

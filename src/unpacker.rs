@@ -20,7 +20,7 @@ use pyo3::types::PyBytes;
 use crate::de::scan::{Scan, Scanner};
 use crate::de::{self, Setup};
 use crate::exc::{BufferFull, MsgpackDecodeError, OutOfData};
-use crate::opt::{self, Opt, OptError};
+use crate::opt::{self, Opt};
 
 #[pyclass(module = "fastmsgpack")]
 pub struct Unpacker {
@@ -180,10 +180,7 @@ impl Unpacker {
         read_size: usize,
         max_buffer_size: usize,
     ) -> PyResult<Unpacker> {
-        let opts = opt::parse(option, opt::UNPACKB_MASK, "Unpacker").map_err(|e| match e {
-            OptError::NotAnInt(msg) => PyTypeError::new_err(msg),
-            OptError::Invalid(msg) => MsgpackDecodeError::new_err(msg),
-        })?;
+        let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
                 "read_size and max_buffer_size must be at least 1",
