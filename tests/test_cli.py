@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import base64
 import datetime
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -130,6 +132,89 @@ def test_malformed_object_in_a_stream_after_good_ones() -> None:
     result = run("--compact", stdin=packb(1) + packb("ok") + b"\x81\x01\x02")
     assert_fails(result, b"map key must be str", b"at byte offset 5")
     assert result.stdout == b'1\n"ok"\n'
+
+
+class _Input(io.BytesIO):
+    """Standard input that records the size of each read, from a file or (not seekable) a pipe."""
+
+    def __init__(self, data: bytes, seekable: bool) -> None:
+        super().__init__(data)
+        self.sizes: list[int] = []
+        self._seekable = seekable
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        self.sizes.append(-1 if size is None else size)
+        return super().read(size)
+
+    def seekable(self) -> bool:
+        return self._seekable
+
+
+class _Output:
+    """Standard output that records each document and how much of the input had been read then."""
+
+    def __init__(self, source: _Input) -> None:
+        self.source = source
+        self.documents: list[bytes] = []
+        self.read_before: list[int] = []
+
+    def write(self, document: bytes) -> None:
+        self.documents.append(document)
+        self.read_before.append(self.source.tell())
+
+    def flush(self) -> None:
+        pass
+
+
+def _main_on(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, seekable: bool, *args: str
+) -> tuple[int, _Input, _Output]:
+    source = _Input(data, seekable)
+    output = _Output(source)
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=source))
+    monkeypatch.setattr(sys, "stdout", SimpleNamespace(buffer=output, flush=output.flush))
+    status = fastmsgpack.__main__.main(list(args))
+    return status, source, output
+
+
+@pytest.mark.parametrize("seekable", [True, False])
+def test_a_long_stream_is_read_a_piece_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, seekable: bool
+) -> None:
+    # 20,000 objects, some 5 MB: each is written before much more than itself has been read.
+    objects = [{"id": i, "name": f"item {i}", "payload": "x" * 200} for i in range(20_000)]
+    packed = [packb(o) for o in objects]
+    data = b"".join(packed)
+    assert len(data) > 4_000_000
+    status, source, output = _main_on(monkeypatch, data, seekable, "--compact")
+    assert status == 0
+    assert output.documents == [
+        json.dumps(o, separators=(",", ":")).encode() + b"\n" for o in objects
+    ]
+    assert all(0 < size <= 65536 for size in source.sizes)
+    assert len(source.sizes) > len(data) // 65536
+    end = 0
+    for item, read_before in zip(packed, output.read_before):
+        end += len(item)
+        assert end <= read_before <= end + 65536
+
+
+@pytest.mark.parametrize("seekable", [True, False])
+def test_a_stream_that_ends_inside_its_last_object(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], seekable: bool
+) -> None:
+    # Past the first pieces read: the error gives what is missing at its offset in the input.
+    whole = packb([{"name": "n" * 100}] * 1000)
+    data = packb(1) * 100_000 + whole[:-1]
+    status, _, output = _main_on(monkeypatch, data, seekable, "--compact")
+    assert status == 1
+    assert len(output.documents) == 100_000
+    with pytest.raises(fastmsgpack.MsgpackDecodeError) as info:
+        unpackb(whole[:-1])
+    message, _, offset = str(info.value).rpartition(" at byte offset ")
+    assert message == "truncated input: str needs 100 more bytes, only 99 left"
+    expected = f"{message} at byte offset {int(offset) + 100_000}"
+    assert capsys.readouterr().err == f"python -m fastmsgpack: error: {expected}\n"
 
 
 def test_values_json_cannot_hold() -> None:
@@ -397,21 +482,21 @@ def test_too_deep_after_a_bin_value(depth: int) -> None:
 def test_transcoder_is_used_unless_an_object_needs_unpackb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    calls: list[int] = []
+    calls: list[bytes] = []
     real = fastmsgpack.unpackb
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
+    def counting(data: bytes, **kwargs: Any) -> Any:
+        calls.append(bytes(data))
+        return real(data, **kwargs)
 
     monkeypatch.setattr(fastmsgpack, "unpackb", counting)
     path = tmp_path / "stream.msgpack"
     path.write_bytes(packb([1]) + packb(b"\x00") + packb({"a": "b"}))
     assert fastmsgpack.__main__.main(["--compact", "--bytes", "hex", str(path)]) == 0
     assert capsysbinary.readouterr().out == b'[1]\n"00"\n{"a":"b"}\n'
-    # Only the object with a bin value is unpacked: once to find where it ends (unpackb refuses
-    # the third object as trailing bytes), once on its own bytes.
-    assert len(calls) == 2
+    # Only the object with a bin value is unpacked, once, on its own bytes (the Unpacker found
+    # where it ends).
+    assert calls == [packb(b"\x00")]
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--bytes", "rot13"), ("--numpy", "full")])

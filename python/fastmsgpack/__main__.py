@@ -6,6 +6,8 @@
 
 The input is FILE, or standard input without one or when FILE is ``-``. It may hold several
 objects one after the other: each is printed as its own JSON document, followed by a newline.
+MessagePack input is read in pieces by ``fastmsgpack.Unpacker``, which finds where each object
+ends, so that a long stream is converted as it is read rather than loaded whole.
 Bad input ends the program with status 1 and the error (which says where it is) on standard
 error. The options that shape JSON output (``--compact``, ``--non-str-keys``, ``--bytes``,
 ``--numpy``) are refused with ``--from-json``.
@@ -26,15 +28,14 @@ import json
 import os
 import re
 import sys
+from collections import deque
 from collections.abc import Iterator
-from typing import Any
+from contextlib import ExitStack
+from typing import Any, BinaryIO
 
 import fastmsgpack
 from fastmsgpack import MsgpackDecodeError
 from fastmsgpack import json as fastjson
-from fastmsgpack._fastmsgpack import (  # type: ignore[import-not-found]
-    _json_from_msgpack_at,
-)
 
 PROG = "python -m fastmsgpack"
 
@@ -44,9 +45,11 @@ _NOT_WHITESPACE = re.compile(r"[^ \t\n\r]")
 BYTES_FORMS = ("error", "base64", "hex")
 NUMPY_FORMS = ("list", "summary")
 
-# The end of fastmsgpack's decode errors, and the one unpackb gives for a stream of objects.
+# How much of the MessagePack input is read at a time.
+READ_SIZE = 65536
+
+# The end of fastmsgpack's decode errors.
 _AT_OFFSET = re.compile(r" at byte offset (\d+)$")
-_TRAILING = re.compile(r"\d+ trailing bytes after the object at byte offset (\d+)")
 # The transcoder's errors that unpacking the object cannot help: a bin value (a bin key has no
 # offset in the message), which comes before any raw numpy array would, and nesting too deep.
 _BYTES_VALUE = re.compile(r"bytes cannot be written as JSON at byte offset \d+")
@@ -118,6 +121,42 @@ def _ext_hook(tag: int, data: bytes) -> Any:
     return timestamp_text(data) if tag == -1 else _ExtValue(tag, data)
 
 
+class _Source:
+    """The MessagePack input, as the Unpacker reads it. When the input ends inside an object, the
+    bytes of that object are decoded to say what is missing and where: a seekable file is read
+    again from the object's start; from a pipe, the pieces read since the start of the object
+    being read are kept."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file = file
+        # Bytes read so far.
+        self.total = 0
+        # The offset of the object being read, which the reader of the objects sets.
+        self.start = 0
+        self.origin = file.tell() if file.seekable() else None
+        self.pieces: deque[bytes] = deque()
+        # The offset in the input of the first piece kept.
+        self.kept_from = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        piece = self.file.read(size)
+        self.total += len(piece)
+        if self.origin is None:
+            # Pieces that end before the object being read are done with.
+            pieces = self.pieces
+            while pieces and self.kept_from + len(pieces[0]) <= self.start:
+                self.kept_from += len(pieces.popleft())
+            pieces.append(piece)
+        return piece
+
+    def rest(self, offset: int) -> bytes:
+        """The bytes read from ``offset`` on."""
+        if self.origin is not None:
+            self.file.seek(self.origin + offset)
+            return self.file.read(self.total - offset)
+        return b"".join(self.pieces)[offset - self.kept_from :]
+
+
 class Converter:
     """MessagePack to JSON documents, with the forms the command line chose for the values JSON
     has no type for."""
@@ -129,26 +168,45 @@ class Converter:
         self.numpy_form = numpy_form
         self.unpack_option = fastmsgpack.OPT_NUMPY_RAW | (option & fastmsgpack.OPT_NON_STR_KEYS)
 
-    def documents(self, data: bytes) -> Iterator[bytes]:
-        """One JSON document for each MessagePack object in ``data``, in order."""
-        offset = 0
-        while offset < len(data):
+    def documents(self, file: BinaryIO) -> Iterator[bytes]:
+        """One JSON document for each MessagePack object in ``file``, in order, read from it a
+        piece at a time."""
+        source = _Source(file)
+        # One object may be as large as memory allows, as with unpackb.
+        unpacker = fastmsgpack.Unpacker(source, read_size=READ_SIZE, max_buffer_size=sys.maxsize)
+        # Looked up once: with small objects, these calls are a good part of the time.
+        tell, next_raw = unpacker.tell, unpacker._next_raw
+        transcode, option = fastjson.from_msgpack, self.option
+        while True:
+            # The stream offset of the next object: error messages give offsets from here on.
+            offset = source.start = tell()
+            raw = next_raw()
+            if raw is None:
+                break
             try:
-                document, offset = _json_from_msgpack_at(data, offset, self.option)
+                document = transcode(raw, option)
             except (fastjson.JSONEncodeError, MsgpackDecodeError) as exc:
-                document, offset = self._through_objects(data, offset, exc)
-            assert isinstance(document, bytes) and isinstance(offset, int)
+                document = self._through_objects(raw, offset, exc)
             yield document
+        if source.total > offset:
+            # The input ends inside an object. Converting its bytes fails and says where.
+            rest = source.rest(offset)
+            try:
+                transcode(rest, option)
+            except (fastjson.JSONEncodeError, MsgpackDecodeError) as exc:
+                self._through_objects(rest, offset, exc)
+            raise CliError(f"truncated input: the object at byte offset {offset} is incomplete")
 
-    def _through_objects(self, data: bytes, offset: int, stop: Exception) -> tuple[bytes, int]:
-        """The object at ``offset``, which the transcoder stopped at with ``stop``, unpacked and
-        written by ``json.dumps``; and where it ends."""
+    def _through_objects(self, raw: bytes, offset: int, stop: Exception) -> bytes:
+        """The object ``raw`` at ``offset``, which the transcoder stopped at with ``stop``,
+        unpacked and written by ``json.dumps``."""
         if self.bytes_form == "error" and _BYTES_VALUE.fullmatch(str(stop)):
-            raise CliError(f"{stop} ({_BYTES_HINT})")
+            raise CliError(f"{_shifted(str(stop), offset)} ({_BYTES_HINT})")
         if _TOO_DEEP.fullmatch(str(stop)):
-            raise CliError(str(stop))
+            raise CliError(_shifted(str(stop), offset))
         try:
-            value, end = self._unpack(data, offset)
+            # Raw numpy arrays are views of ``raw``, not copies.
+            value = fastmsgpack.unpackb(raw, ext_hook=_ext_hook, option=self.unpack_option)
         except MsgpackDecodeError as exc:
             raise CliError(_decode_error(exc, offset)) from None
         try:
@@ -163,22 +221,7 @@ class Converter:
             why = exc if isinstance(exc, fastjson.JSONEncodeError) else "containers nested too deep"
             raise CliError(f"{why}, in the object at byte offset {offset}") from None
         assert isinstance(document, bytes)
-        return document, end
-
-    def _unpack(self, data: bytes, offset: int) -> tuple[Any, int]:
-        """The object at ``offset`` and where it ends; errors give offsets from ``offset``."""
-        # From the start of a bytes object, raw numpy arrays are views of it, not copies.
-        rest = data if offset == 0 else memoryview(data)[offset:]
-        try:
-            value = fastmsgpack.unpackb(rest, ext_hook=_ext_hook, option=self.unpack_option)
-            return value, len(data)
-        except MsgpackDecodeError as exc:
-            trailing = _TRAILING.fullmatch(str(exc))
-            if trailing is None:
-                raise
-        end = offset + int(trailing[1])
-        value = fastmsgpack.unpackb(data[offset:end], ext_hook=_ext_hook, option=self.unpack_option)
-        return value, end
+        return document
 
     def _json_ready(self, value: Any) -> Any:
         """``value`` with what JSON has no type for replaced as the options say."""
@@ -241,9 +284,17 @@ class Converter:
         return array.tolist()
 
 
+def _shifted(message: str, base: int) -> str:
+    """``message``, an error about the object at ``base``, with its offset in the whole input."""
+    found = _AT_OFFSET.search(message)
+    if found is None:
+        return message
+    return f"{message[: found.start()]} at byte offset {int(found[1]) + base}"
+
+
 def _decode_error(exc: MsgpackDecodeError, base: int) -> str:
-    """The message of an error of ``unpackb`` on the input from ``base`` on, with its offset in
-    the whole input, and the cause when Python code raised."""
+    """The message of an error of ``unpackb`` on the object at ``base``, with its offset in the
+    whole input, and the cause when Python code raised."""
     message = str(exc)
     found = _AT_OFFSET.search(message)
     where = f" at byte offset {int(found[1]) + base}" if found else ""
@@ -325,23 +376,24 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"{flag} applies to JSON output; it cannot be used with --from-json")
     option = fastmsgpack.OPT_NON_STR_KEYS if args.non_str_keys else 0
     try:
-        if args.file is None or args.file == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as f:
-                data = f.read()
-        if args.from_json:
-            chunks = json_to_msgpack(data, option)
-        else:
-            option |= fastmsgpack.OPT_APPEND_NEWLINE
-            if not args.compact:
-                option |= fastmsgpack.OPT_INDENT_2
-            converter = Converter(option, args.bytes or "error", args.numpy or "list")
-            chunks = converter.documents(data)
-        out = sys.stdout.buffer
-        for chunk in chunks:
-            out.write(chunk)
-        out.flush()
+        with ExitStack() as stack:
+            if args.file is None or args.file == "-":
+                file: BinaryIO = sys.stdin.buffer
+            else:
+                file = stack.enter_context(open(args.file, "rb"))
+            if args.from_json:
+                # Python's JSON parser takes the whole text.
+                chunks = json_to_msgpack(file.read(), option)
+            else:
+                option |= fastmsgpack.OPT_APPEND_NEWLINE
+                if not args.compact:
+                    option |= fastmsgpack.OPT_INDENT_2
+                converter = Converter(option, args.bytes or "error", args.numpy or "list")
+                chunks = converter.documents(file)
+            out = sys.stdout.buffer
+            for chunk in chunks:
+                out.write(chunk)
+            out.flush()
     except BrokenPipeError:
         # The reader went away (`... | head`): stop quietly, without a second error at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
