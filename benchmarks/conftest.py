@@ -28,6 +28,12 @@ FIXTURES_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "fixture
 FIXTURE_NAMES = ("twitter", "github", "citm_catalog", "canada")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "large: a benchmark of 100 MB or more, left out of scripts/bench --quick"
+    )
+
+
 @functools.cache
 def load_document(name: str) -> Any:
     """The JSON document ``name`` decoded with the standard library (loaded once per run)."""

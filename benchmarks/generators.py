@@ -1,5 +1,5 @@
 """Seeded generators for the user-workload benchmarks (test_route, test_vocab, test_small,
-test_streams_pack).
+test_streams_pack, test_streams_unpack).
 
 Every generator takes a seed and draws from its own ``random.Random(seed)``, so each run packs the
 same data. The objects are plain dicts, lists, str, int, float, bool and None, which every library
@@ -10,8 +10,8 @@ benchmarked (MessagePack, JSON, pickle, YAML) can write and read back unchanged.
   and a point of two floats.
 - ``make_vocabulary()``: 50,000 terms of a vocabulary, each with one to four forms.
 - ``make_small_message()``: a dict of 10 fields, the size of a typical RPC message or log record.
-- ``make_small_messages()``: 100,000 different dicts of that shape, written one after another to
-  a stream (test_streams_pack).
+- ``make_small_messages(count)``: ``count`` different dicts of that shape (100,000 by default),
+  written one after another to a stream (test_streams_pack, test_streams_unpack).
 
 The cached ``route``, ``vocabulary``, ``small_message`` and ``small_messages`` build each input
 once per run.
@@ -124,8 +124,8 @@ def small_message() -> dict[str, Any]:
 
 
 @functools.cache
-def small_messages() -> list[dict[str, Any]]:
-    return make_small_messages()
+def small_messages(count: int = SMALL_MESSAGES) -> list[dict[str, Any]]:
+    return make_small_messages(count)
 
 
 def freeze_inputs() -> None:

@@ -5,8 +5,9 @@ Charts written (each as NAME.png and NAME.svg, only when the report has the benc
 
 - one horizontal bar chart per workload family, one panel per benchmark group, one bar per
   library (median time per call, fastest at the top, fastmsgpack highlighted):
-  ``fixtures-pack``, ``fixtures-unpack``, ``json``, ``numpy``, ``rich``, ``small``, ``vocab``,
-  ``gc-heap`` (with ``unpackb-canada`` beside ``unpackb-canada-bigheap`` for comparison), and
+  ``fixtures-pack``, ``fixtures-unpack``, ``json``, ``numpy``, ``rich``, ``small``,
+  ``streams-unpack``, ``vocab``, ``gc-heap`` (with ``unpackb-canada`` beside
+  ``unpackb-canada-bigheap`` for comparison), and
   ``route`` for the largest route-planning size (N=100,000 in the full suite); any other test
   module gets a chart named after it;
 - ``route-scaling``: median time against N on log-log axes, one line per library, packing and

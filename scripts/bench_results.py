@@ -48,6 +48,7 @@ CHARTS = (
     ("rich", "Rich types", ("rich",)),
     ("numpy", "numpy arrays", ("numpy",)),
     ("json", "JSON output", ("json",)),
+    ("streams-unpack", "Objects from streams", ("streams-unpack",)),
 )
 
 

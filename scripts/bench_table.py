@@ -47,6 +47,8 @@ FAMILY_TITLES = {
     "json": "JSON output: dumps, and MessagePack to JSON",
     "fragment": "A cached 100 KB packed sub-document: inserted as a Fragment, or packed again",
     "streams-pack": "Packing to streams: 100,000 small messages one by one, a 7.9 MB snapshot to a file",
+    "streams-unpack": "Objects from streams: Unpacker fed 64 KiB at a time or reading a file,"
+    " and unpack(fp)",
 }
 ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 
