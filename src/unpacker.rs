@@ -145,11 +145,27 @@ impl Unpacker {
 
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
+        // Most objects of a stream are whole in the buffer: decoded straight away, each byte is
+        // read once. Only when the decoder runs out of bytes does the scanner take over, and
+        // it goes on from call to call until the object is complete. Not with an ext_hook: a
+        // decode that ran out of bytes would have called it for values that are decoded again.
+        if hook.is_none() && self.scanner.is_idle() && self.broken.is_none() && self.held() > 0 {
+            // On an error, the scanner finds where the object ends (or waits for it) and the
+            // decoder below raises the error again once the object is whole.
+            if let Ok((obj, len)) = de::decode_first(py, &self.buf[self.head..], &setup) {
+                let extent = Extent {
+                    start: self.head,
+                    end: self.head + len,
+                };
+                self.consume(&extent);
+                return Ok(Some(obj));
+            }
+        }
         let Some(extent) = self.next_extent(py)? else {
             return Ok(None);
         };
-        let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
         let offset = self.consumed;
         let result = de::decode_whole(py, &self.buf[extent.start..extent.end], &setup);
         // Decoded or not, the object's bytes are done with: its end is known.

@@ -118,6 +118,22 @@ pub fn decode_whole<'py>(
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
 }
 
+/// The object that `input` starts with, decoded as `setup` says, and its length; what follows
+/// it is left alone.
+pub fn decode_first<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+) -> Result<(Bound<'py, PyAny>, usize), DeError> {
+    let mut claim = KEY_CACHE.claim(py);
+    // SAFETY: attached; the pause is dropped before this function returns.
+    let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
+    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
+    let (value, end) = decoder.decode_at(0)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
+}
+
 /// The object that starts at `offset` in `bytes`, read with only `OPT_NON_STR_KEYS` (no hook,
 /// no timestamps, no numpy), and where it ends; errors give offsets in the whole input.
 pub fn unpack_at<'py>(

@@ -63,6 +63,12 @@ impl Scanner {
         }
     }
 
+    /// Whether no object is being scanned (the next call starts one).
+    #[inline(always)]
+    pub fn is_idle(&self) -> bool {
+        self.pos == 0 && self.open.is_empty()
+    }
+
     /// One item is complete: it completes those containers whose last item it was. Whether the
     /// whole object is now complete.
     #[inline(always)]
