@@ -339,3 +339,18 @@ def test_reference_counts_unchanged() -> None:
             unpacker.unpack()
         del unpacker
     assert sys.getrefcount(hook) == before
+
+
+def test_ext_hook_is_called_once_per_value_whatever_the_pieces() -> None:
+    calls: list[tuple[int, bytes]] = []
+
+    def hook(tag: int, data: bytes) -> Any:
+        calls.append((tag, data))
+        return data
+
+    values = [[fastmsgpack.Ext(1, b"a"), fastmsgpack.Ext(2, b"b" * 300)], fastmsgpack.Ext(3, b"")]
+    stream = b"".join(fastmsgpack.packb(v) for v in values)
+    for size in (1, 5, len(stream)):
+        calls.clear()
+        assert fed_in_pieces(stream, size, ext_hook=hook) == [[b"a", b"b" * 300], b""]
+        assert calls == [(1, b"a"), (2, b"b" * 300), (3, b"")]
