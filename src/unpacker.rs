@@ -16,13 +16,14 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::de::scan::{Scan, Scanner};
 use crate::de::{self, Setup};
 use crate::exc::{BufferFull, MsgpackDecodeError, OutOfData};
 use crate::opt::{self, Opt};
 
-#[pyclass(module = "fastmsgpack")]
+#[pyclass(module = "fastmsgpack", weakref)]
 pub struct Unpacker {
     /// Bytes fed or read; those before `head` are consumed.
     buf: Vec<u8>,
@@ -269,6 +270,19 @@ impl Unpacker {
     /// fed later).
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.next_object(py)
+    }
+
+    // The file-like object and the hook can refer back to the Unpacker (a file object that
+    // keeps its reader, a hook whose closure or raised exception holds it): the garbage
+    // collector must see them to free such cycles.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.file)?;
+        visit.call(&self.ext_hook)
+    }
+
+    fn __clear__(&mut self) {
+        self.file = None;
+        self.ext_hook = None;
     }
 
     /// The bytes of the next complete object, not decoded, or `None` (for the command line,

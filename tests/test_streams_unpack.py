@@ -354,3 +354,50 @@ def test_ext_hook_is_called_once_per_value_whatever_the_pieces() -> None:
         calls.clear()
         assert fed_in_pieces(stream, size, ext_hook=hook) == [[b"a", b"b" * 300], b""]
         assert calls == [(1, b"a"), (2, b"b" * 300), (3, b"")]
+
+
+def test_cycles_through_the_file_or_the_hook_are_collected() -> None:
+    import gc
+    import weakref
+
+    class Source(io.BytesIO):
+        unpacker: Unpacker
+
+    source = Source(STREAM)
+    source.unpacker = Unpacker(source)
+    assert list(source.unpacker) == MESSAGES
+    gone = weakref.ref(source)
+    del source
+    gc.collect()
+    assert gone() is None
+
+    raised: list[BaseException] = []
+
+    def hook(tag: int, data: bytes) -> Any:
+        error = KeyError(tag)
+        raised.append(error)  # the error's traceback holds the frames, and so the Unpacker
+        raise error
+
+    def read_one() -> weakref.ref[Unpacker]:
+        unpacker = Unpacker(ext_hook=hook)
+        unpacker.feed(fastmsgpack.packb(fastmsgpack.Ext(1, b"")))
+        with pytest.raises(MsgpackDecodeError):
+            unpacker.unpack()
+        return weakref.ref(unpacker)
+
+    refs = [read_one() for _ in range(20)]
+    raised.clear()
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+
+
+def test_an_empty_container_too_deep_is_refused_like_unpackb() -> None:
+    deep = b"\x92" + b"\x91" * 1023 + b"\x90"
+    with pytest.raises(MsgpackDecodeError, match="deeper than 1024 levels at byte offset 1024"):
+        fastmsgpack.unpackb(deep)
+    unpacker = Unpacker()
+    unpacker.feed(deep)
+    with pytest.raises(MsgpackDecodeError, match="deeper than 1024 levels at byte offset 1024"):
+        unpacker.unpack()
+    with pytest.raises(MsgpackDecodeError, match="deeper than 1024 levels at byte offset 1024"):
+        fastmsgpack.Fragment(deep)

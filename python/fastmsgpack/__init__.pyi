@@ -1,9 +1,8 @@
 from collections.abc import Callable
 from typing import Any, Protocol, final
 
-from typing_extensions import Buffer
-
 from _typeshed import SupportsWrite
+from typing_extensions import Buffer
 
 __all__ = [
     "OPT_APPEND_NEWLINE",

@@ -42,16 +42,19 @@ impl Scanner {
                 return Ok(Scan::Incomplete);
             }
             let children = match token::next(&mut r, "value") {
-                Ok(Token::Array(n)) => n as u64,
-                Ok(Token::Map(n)) => 2 * n as u64,
-                Ok(_) => 0,
+                Ok(Token::Array(n)) => Some(n as u64),
+                Ok(Token::Map(n)) => Some(2 * n as u64),
+                Ok(_) => None,
                 Err(err) if err.is_truncated() => return Ok(Scan::Incomplete),
                 Err(err) => return Err(err),
             };
+            // Every container counts towards the depth limit, an empty one too, as in the
+            // decoder.
+            if children.is_some() && self.open.len() >= MAX_DECODE_DEPTH as usize {
+                return Err(DeError::input(Kind::TooDeep, self.pos));
+            }
+            let children = children.unwrap_or(0);
             if children > 0 {
-                if self.open.len() >= MAX_DECODE_DEPTH as usize {
-                    return Err(DeError::input(Kind::TooDeep, self.pos));
-                }
                 self.open.push(children);
             }
             self.pos = r.pos;

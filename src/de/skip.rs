@@ -22,10 +22,12 @@ pub fn check_one(data: &[u8]) -> DeResult<()> {
     loop {
         let start = r.pos;
         let children = item(&mut r, start)?;
+        // Every container counts towards the depth limit, an empty one too, as in the decoder.
+        if children.is_some() && open.len() >= MAX_DECODE_DEPTH as usize {
+            return Err(DeError::input(Kind::TooDeep, start));
+        }
+        let children = children.unwrap_or(0);
         if children > 0 {
-            if open.len() >= MAX_DECODE_DEPTH as usize {
-                return Err(DeError::input(Kind::TooDeep, start));
-            }
             // Each item takes at least one byte: a count beyond the input is truncated now,
             // not after reading what there is.
             if children > r.remaining() as u64 {
@@ -57,18 +59,18 @@ pub fn check_one(data: &[u8]) -> DeResult<()> {
 }
 
 /// Reads the item that starts at `start` (a scalar whole, a container's header only) and
-/// returns how many items its container holds (0 for scalars and empty containers).
+/// returns, for a container, how many items it holds.
 #[inline(always)]
-fn item(r: &mut Reader<'_>, start: usize) -> DeResult<u64> {
+fn item(r: &mut Reader<'_>, start: usize) -> DeResult<Option<u64>> {
     Ok(match token::next(r, "value")? {
         Token::Str(bytes) => {
             if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
                 return Err(DeError::input(Kind::InvalidUtf8, start));
             }
-            0
+            None
         }
-        Token::Array(n) => n as u64,
-        Token::Map(n) => 2 * n as u64,
-        _ => 0,
+        Token::Array(n) => Some(n as u64),
+        Token::Map(n) => Some(2 * n as u64),
+        _ => None,
     })
 }
