@@ -6,6 +6,7 @@
 //! class, which packs message after message with what the earlier ones needed.
 
 mod calendar;
+mod compat;
 mod de;
 mod emit;
 mod error;
@@ -182,6 +183,8 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;
+    m.add_class::<compat::CompatOptions>()?;
+    m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

@@ -107,6 +107,15 @@ impl DeError {
         )
     }
 
+    /// What is wrong with the input, when the input (not Python code) is at fault.
+    #[cold]
+    pub fn input_kind(&self) -> Option<&Kind> {
+        match &*self.0 {
+            Failure::Input { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+
     /// The same error, its offset counted from `base` bytes earlier (from the start of a
     /// stream instead of the start of the object).
     #[cold]

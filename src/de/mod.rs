@@ -1,5 +1,6 @@
 //! MessagePack to Python objects.
 
+pub mod compat;
 mod error;
 mod ext;
 mod keycache;
