@@ -1,0 +1,244 @@
+"""Packer and Unpacker of fastmsgpack.compat, with msgpack-python 1.x's arguments and methods."""
+
+from __future__ import annotations
+
+import datetime
+import struct
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from fastmsgpack import _fastmsgpack as _core
+from fastmsgpack._compat_types import (
+    BufferFull,
+    ExtraData,
+    ExtType,
+    FormatError,
+    OutOfData,
+    StackError,
+    Timestamp,
+)
+
+_CLASSES = {
+    "timestamp_type": Timestamp,
+    "format_error": FormatError,
+    "stack_error": StackError,
+    "extra_data": ExtraData,
+}
+
+
+def _options(ext_hook: Callable[[int, bytes], Any] | None = None, **kwargs: Any) -> Any:
+    """The core's CompatOptions for msgpack-python's decoding keyword arguments."""
+    return _core.CompatOptions(
+        ext_hook=ExtType if ext_hook is None else ext_hook, **_CLASSES, **kwargs
+    )
+
+
+# What msgpack-python refuses or packs its own way goes to the Packer's `default`, which packs it
+# as msgpack-python does: subclasses of int, str, float and tuple (namedtuples) by their base
+# type, ints beyond 64 bits as OverflowError, naive datetimes as ValueError.
+_PASS = (
+    _core.OPT_NON_STR_KEYS
+    | _core.OPT_PASSTHROUGH_BIG_INT
+    | _core.OPT_PASSTHROUGH_UUID
+    | _core.OPT_PASSTHROUGH_ENUM
+    | _core.OPT_PASSTHROUGH_DATACLASS
+    | _core.OPT_PASSTHROUGH_DATETIME
+)
+_STRICT = _core.OPT_PASSTHROUGH_SUBCLASS | _core.OPT_PASSTHROUGH_TUPLE
+
+
+class Packer:
+    """Packs objects as msgpack-python's Packer does (use_bin_type=True, float64)."""
+
+    def __init__(
+        self,
+        *,
+        default: Callable[[Any], Any] | None = None,
+        use_single_float: bool = False,
+        autoreset: bool = True,
+        use_bin_type: bool = True,
+        strict_types: bool = False,
+        datetime: bool = False,
+        unicode_errors: str | None = None,
+        buf_size: int | None = None,
+    ) -> None:
+        if not use_bin_type or use_single_float:
+            raise NotImplementedError(
+                "fastmsgpack.compat packs with use_bin_type=True and use_single_float=False only"
+            )
+        if default is not None and not callable(default):
+            raise TypeError("default must be callable")
+        self._default = default
+        self._strict = strict_types
+        self._datetime = datetime
+        self._autoreset = autoreset
+        self._buffer = bytearray()
+        self._option = _PASS | (_STRICT if strict_types else 0)
+        self._raised: list[BaseException] = []
+
+    def _fallback(self, obj: Any) -> Any:
+        try:
+            return self._convert(obj)
+        except BaseException as exc:
+            self._raised.append(exc)
+            raise
+
+    def _convert(self, obj: Any) -> Any:
+        if type(obj) is ExtType or (not self._strict and isinstance(obj, ExtType)):
+            return _core.Ext(obj.code, obj.data)
+        if type(obj) is Timestamp:
+            return _core.Ext(-1, obj.to_bytes())
+        if not self._strict:
+            if isinstance(obj, bool):
+                return bool(obj)
+            if isinstance(obj, int) and -(2**63) <= obj < 2**64:
+                return int(obj)
+            if isinstance(obj, str):
+                return str(obj)
+            if isinstance(obj, float):
+                return float(obj)
+            if isinstance(obj, tuple):
+                return list(obj)
+        if self._datetime and type(obj) is datetime.datetime:
+            if obj.tzinfo is None:
+                raise ValueError(
+                    f"can not serialize {type(obj).__name__!r} object where tzinfo=None"
+                )
+            ts = Timestamp.from_datetime(obj)
+            return _core.Ext(-1, ts.to_bytes())
+        if self._default is not None:
+            return self._default(obj)
+        if type(obj) is int:
+            raise OverflowError("Integer value out of range")
+        raise TypeError(f"can not serialize {type(obj).__name__!r} object")
+
+    def _packb(self, obj: Any) -> bytes:
+        try:
+            return _core.packb(obj, self._fallback, self._option)
+        except _core.MsgpackEncodeError as exc:
+            if self._raised and exc.__cause__ is self._raised[-1]:
+                raise exc.__cause__ from None
+            raise
+        finally:
+            self._raised.clear()
+
+    def _out(self, data: bytes) -> bytes | None:
+        if self._autoreset:
+            return data
+        self._buffer += data
+        return None
+
+    def pack(self, obj: Any) -> bytes | None:
+        """The bytes of `obj` (or None, appending them to the buffer, with autoreset=False)."""
+        return self._out(self._packb(obj))
+
+    def pack_array_header(self, n: int) -> bytes | None:
+        """The header of an array of `n` items."""
+        return self._out(_header(n, 0x90, 0xDC, "array"))
+
+    def pack_map_header(self, n: int) -> bytes | None:
+        """The header of a map of `n` pairs."""
+        return self._out(_header(n, 0x80, 0xDE, "map"))
+
+    def pack_map_pairs(self, pairs: Iterable[tuple[Any, Any]]) -> bytes | None:
+        """A map from a sequence of (key, value) pairs, in their order."""
+        pairs = list(pairs)
+        parts = [_header(len(pairs), 0x80, 0xDE, "map")]
+        for key, value in pairs:
+            parts += (self._packb(key), self._packb(value))
+        return self._out(b"".join(parts))
+
+    def pack_ext_type(self, typecode: int, data: bytes) -> bytes | None:
+        """An extension value of type `typecode` (-128 to 127)."""
+        return self._out(_core.packb(_core.Ext(typecode, data)))
+
+    def bytes(self) -> bytes:
+        """What the buffer holds (autoreset=False)."""
+        return bytes(self._buffer)
+
+    def getbuffer(self) -> memoryview:
+        """A view of the buffer (autoreset=False)."""
+        return memoryview(self._buffer)
+
+    def reset(self) -> None:
+        """Empties the buffer."""
+        self._buffer = bytearray()
+
+
+def _header(n: int, fix: int, marker16: int, what: str) -> bytes:
+    if n < 0 or n > 0xFFFFFFFF:
+        raise ValueError(f"{what} is too large")
+    if n < 16:
+        return bytes((fix | n,))
+    if n <= 0xFFFF:
+        return struct.pack(">BH", marker16, n)
+    return struct.pack(">BI", marker16 + 1, n)
+
+
+def _stream_error(exc: Exception) -> Exception:
+    if isinstance(exc, _core.OutOfData):
+        return OutOfData(str(exc))
+    if isinstance(exc, _core.BufferFull):
+        return BufferFull(str(exc))
+    if "nested deeper" in str(exc):
+        return StackError(str(exc))
+    return FormatError(str(exc))
+
+
+class Unpacker:
+    """Objects from a stream, fed by hand or read from `file_like`, with msgpack-python's options."""
+
+    def __init__(
+        self,
+        file_like: Any = None,
+        *,
+        read_size: int = 0,
+        max_buffer_size: int = 100 * 1024 * 1024,
+        **options: Any,
+    ) -> None:
+        max_buffer_size = max_buffer_size or 2**31 - 1
+        if read_size > max_buffer_size:
+            raise ValueError("read_size must be smaller than max_buffer_size")
+        read_size = read_size or min(max_buffer_size, 16 * 1024)
+        self._options = _options(**options)
+        self._stream = _core.Unpacker(
+            file_like, read_size=read_size, max_buffer_size=max_buffer_size
+        )
+
+    def feed(self, next_bytes: Any) -> None:
+        """Adds bytes to the stream."""
+        try:
+            self._stream.feed(next_bytes)
+        except _core.MsgpackDecodeError as exc:
+            raise _stream_error(exc) from None
+
+    def _raw(self) -> bytes | None:
+        try:
+            return self._stream._next_raw()
+        except _core.MsgpackDecodeError as exc:
+            raise _stream_error(exc) from None
+
+    def unpack(self) -> Any:
+        """The next object; OutOfData when there is no complete one."""
+        raw = self._raw()
+        if raw is None:
+            raise OutOfData
+        return _core._unpackb_compat(raw, self._options)
+
+    def skip(self) -> None:
+        """Consumes the next object without building it."""
+        if self._raw() is None:
+            raise OutOfData
+
+    def tell(self) -> int:
+        """Bytes consumed so far."""
+        return int(self._stream.tell())
+
+    def __iter__(self) -> Unpacker:
+        return self
+
+    def __next__(self) -> Any:
+        raw = self._raw()
+        if raw is None:
+            raise StopIteration
+        return _core._unpackb_compat(raw, self._options)

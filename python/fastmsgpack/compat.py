@@ -1,0 +1,106 @@
+"""msgpack-python 1.x's API on fastmsgpack's core: `import fastmsgpack.compat as msgpack`.
+
+The decoding options act in the Rust decoder; packing maps onto the native encoder with the
+options that give msgpack-python's bytes. See doc/migrating.md for what differs.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from fastmsgpack import _fastmsgpack as _core
+from fastmsgpack._compat_stream import Packer, Unpacker, _options
+from fastmsgpack._compat_types import (
+    BufferFull,
+    ExtraData,
+    ExtType,
+    FormatError,
+    OutOfData,
+    PackException,
+    PackOverflowError,
+    PackValueError,
+    StackError,
+    Timestamp,
+    UnpackException,
+    UnpackValueError,
+)
+
+__all__ = [
+    "BufferFull",
+    "ExtType",
+    "ExtraData",
+    "FormatError",
+    "OutOfData",
+    "PackException",
+    "PackOverflowError",
+    "PackValueError",
+    "Packer",
+    "StackError",
+    "Timestamp",
+    "UnpackException",
+    "UnpackValueError",
+    "Unpacker",
+    "dump",
+    "dumps",
+    "load",
+    "loads",
+    "pack",
+    "packb",
+    "unpack",
+    "unpackb",
+]
+
+_DEFAULT_OPTIONS = _options()
+# Options made for unpackb calls without hooks or limits, by (use_list, raw, strict_map_key,
+# timestamp): a handful at most.
+_CACHED: dict[tuple[Any, ...], Any] = {}
+
+
+def unpackb(
+    packed: Any,
+    *,
+    use_list: bool = True,
+    raw: bool = False,
+    timestamp: int = 0,
+    strict_map_key: bool = True,
+    **kwargs: Any,
+) -> Any:
+    """Unpacks the one object in `packed`; ExtraData when bytes follow it."""
+    if kwargs:
+        options = _options(
+            use_list=use_list, raw=raw, timestamp=timestamp, strict_map_key=strict_map_key, **kwargs
+        )
+    elif use_list and not raw and not timestamp and strict_map_key:
+        options = _DEFAULT_OPTIONS
+    else:
+        key = (bool(use_list), bool(raw), timestamp, bool(strict_map_key))
+        options = _CACHED.get(key)
+        if options is None:
+            options = _options(
+                use_list=use_list, raw=raw, timestamp=timestamp, strict_map_key=strict_map_key
+            )
+            _CACHED[key] = options
+    return _core._unpackb_compat(packed, options)
+
+
+def unpack(stream: IO[bytes], **kwargs: Any) -> Any:
+    """Unpacks the one object that `stream.read()` returns."""
+    return unpackb(stream.read(), **kwargs)
+
+
+loads = unpackb
+load = unpack
+
+
+def packb(o: Any, **kwargs: Any) -> bytes:
+    """Packs `o` as msgpack-python's Packer(**kwargs) would."""
+    return Packer(**kwargs)._packb(o)
+
+
+def pack(o: Any, stream: IO[bytes], **kwargs: Any) -> None:
+    """Packs `o` and writes the bytes to `stream`."""
+    stream.write(packb(o, **kwargs))
+
+
+dumps = packb
+dump = pack

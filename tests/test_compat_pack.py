@@ -1,0 +1,184 @@
+"""fastmsgpack.compat packing against msgpack-python as the oracle (byte-identical output or the
+same exception class), its types, and the common idioms of code written for msgpack-python."""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import enum
+import io
+import itertools
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastmsgpack import compat
+
+Point = collections.namedtuple("Point", "x y")
+
+
+class Color(enum.IntEnum):
+    RED = 1
+
+
+class Name(str):
+    pass
+
+
+UTC = datetime.timezone.utc
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64), max_value=2**65)
+    | st.floats()
+    | st.text(max_size=40)
+    | st.binary(max_size=300)
+    | st.builds(Point, st.integers(), st.text(max_size=3))
+    | st.sampled_from([Color.RED, Name("n"), 1 + 2j])
+    | st.datetimes(timezones=st.sampled_from([UTC, None]))
+)
+keys = st.text(max_size=10) | st.binary(max_size=10) | st.integers(-5, 5) | st.booleans()
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.tuples(inner, inner)
+        | st.dictionaries(keys, inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+PACK_OPTIONS = [
+    dict(zip(("strict_types", "datetime", "autoreset"), combo))
+    for combo in itertools.product((False, True), repeat=3)
+]
+
+
+def packed(module: Any, value: Any, **options: Any) -> Any:
+    try:
+        packer = module.Packer(**options)
+        out = packer.pack(value)
+        return out if options.get("autoreset", True) else packer.bytes()
+    except Exception as exc:  # noqa: BLE001
+        return type(exc).__name__
+
+
+@settings(max_examples=80, deadline=None)
+@given(values)
+def test_every_option_combination_packs_the_same_bytes(value: Any) -> None:
+    for options in PACK_OPTIONS:
+        assert packed(compat, value, **options) == packed(msgpack, value, **options), options
+
+
+@given(values)
+def test_packb_is_the_default_packer(value: Any) -> None:
+    assert packed(compat, value) == packed(msgpack, value)
+
+
+def test_default_is_called_and_its_errors_pass_through() -> None:
+    class Money:
+        pass
+
+    assert compat.packb(Money(), default=lambda o: "money") == msgpack.packb("money")
+    with pytest.raises(ZeroDivisionError):
+        compat.packb([Money()], default=lambda o: 1 / 0)
+    with pytest.raises(TypeError):
+        compat.packb(Money())
+    with pytest.raises(compat.PackOverflowError):
+        compat.packb(2**64)
+
+
+def test_headers_pairs_ext_and_buffer_match_msgpack() -> None:
+    for module in (compat, msgpack):
+        assert module.Packer().pack_array_header(70000) == msgpack.Packer().pack_array_header(70000)
+    for n in (3, 300, 70000):
+        assert compat.Packer().pack_map_header(n) == msgpack.Packer().pack_map_header(n)
+        assert compat.Packer().pack_array_header(n) == msgpack.Packer().pack_array_header(n)
+    pairs = [("a", 1), (2, [3])]
+    assert compat.Packer().pack_map_pairs(pairs) == msgpack.Packer().pack_map_pairs(pairs)
+    for size in (1, 2, 3, 8, 16, 17, 300, 70000):
+        data = b"x" * size
+        assert compat.Packer().pack_ext_type(5, data) == msgpack.Packer().pack_ext_type(5, data)
+    ours, theirs = compat.Packer(autoreset=False), msgpack.Packer(autoreset=False)
+    for p in (ours, theirs):
+        p.pack([1, 2])
+        p.pack_map_header(1)
+        p.pack("k")
+        p.pack(None)
+    assert ours.bytes() == theirs.bytes() == bytes(ours.getbuffer())
+    ours.reset()
+    assert ours.bytes() == b""
+
+
+def test_timestamp_and_ext_type_round_trip() -> None:
+    ts = compat.Timestamp(1_700_000_000, 123_456_789)
+    assert compat.packb(ts) == msgpack.packb(msgpack.Timestamp(1_700_000_000, 123_456_789))
+    assert compat.unpackb(compat.packb(ts)) == ts
+    for seconds in (0, 2**32 - 1, 2**32, 2**34, -1, -(2**40)):
+        for nanos in (0, 1, 999_999_999):
+            ours, theirs = compat.Timestamp(seconds, nanos), msgpack.Timestamp(seconds, nanos)
+            assert ours.to_bytes() == theirs.to_bytes()
+            assert compat.Timestamp.from_bytes(theirs.to_bytes()) == ours
+            assert ours.to_unix_nano() == theirs.to_unix_nano()
+            assert ours.to_unix() == theirs.to_unix()
+            if abs(seconds) < 2**35:
+                assert ours.to_datetime() == theirs.to_datetime()
+    assert compat.Timestamp.from_unix(1.5) == compat.Timestamp(1, 500_000_000)
+    assert compat.Timestamp.from_unix_nano(-1) == compat.Timestamp(-1, 999_999_999)
+    dt = datetime.datetime(2024, 5, 6, 7, 8, 9, 10, tzinfo=UTC)
+    assert (
+        compat.Timestamp.from_datetime(dt).to_bytes()
+        == msgpack.Timestamp.from_datetime(dt).to_bytes()
+    )
+    ext = compat.ExtType(3, b"ab")
+    assert ext.code == 3 and ext.data == b"ab" and tuple(ext) == (3, b"ab")
+    assert compat.unpackb(compat.packb(ext)) == ext
+    with pytest.raises(ValueError):
+        compat.ExtType(128, b"")
+    assert issubclass(compat.FormatError, compat.UnpackException)
+    assert issubclass(compat.FormatError, ValueError)
+    assert issubclass(compat.ExtraData, ValueError)
+    assert compat.PackValueError is ValueError and compat.PackException is Exception
+
+
+def test_common_idioms() -> None:
+    """What Celery/kombu, Dask, django-redis, aiocache and friends call."""
+    msg = {"task": "add", "args": [1, 2], "kwargs": {}, "blob": b"\x00"}
+    # kombu: packb(use_bin_type=True) / unpackb(raw=False)
+    data = compat.packb(msg, use_bin_type=True)
+    assert data == msgpack.packb(msg, use_bin_type=True)
+    assert compat.unpackb(data, raw=False) == msg
+    # Dask: strict_map_key=False, use_list=False
+    frames = {0: b"a", 1: [1, 2]}
+    data = compat.dumps(frames, use_bin_type=True)
+    assert compat.loads(data, raw=False, strict_map_key=False) == frames
+    assert compat.unpackb(data, use_list=False, strict_map_key=False) == {0: b"a", 1: (1, 2)}
+    # django-redis / aiocache: plain dumps/loads
+    assert compat.loads(compat.dumps("value")) == "value"
+    assert compat.unpackb(compat.packb(1.5)) == 1.5
+    # object_hook / default for custom types
+    hooked = compat.unpackb(compat.packb({"__x__": 1}), object_hook=lambda d: ("x", d))
+    assert hooked == ("x", {"__x__": 1})
+    # ext_hook with ExtType
+    ext = compat.packb(compat.ExtType(42, b"p"))
+    assert compat.unpackb(ext, ext_hook=lambda c, d: (c, d)) == (42, b"p")
+    # Unpacker over a socket-like feed, and over a file
+    unpacker = compat.Unpacker(raw=False)
+    unpacker.feed(compat.packb([1]) + compat.packb("two"))
+    assert list(unpacker) == [[1], "two"]
+    stream = io.BytesIO()
+    compat.pack({"a": 1}, stream)
+    compat.pack(2, stream)
+    stream.seek(0)
+    assert list(compat.Unpacker(stream)) == [{"a": 1}, 2]
+    stream.seek(0)
+    assert compat.unpack(io.BytesIO(compat.packb(3))) == 3
+    # Timestamp out as datetime
+    dt = datetime.datetime(2024, 1, 2, tzinfo=UTC)
+    assert compat.unpackb(compat.packb(dt, datetime=True), timestamp=3) == dt
+    with pytest.raises(compat.ExtraData):
+        compat.unpackb(compat.packb(1) + compat.packb(2))
+    with pytest.raises(NotImplementedError):
+        compat.packb("x", use_bin_type=False)

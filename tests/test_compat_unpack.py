@@ -1,0 +1,192 @@
+"""fastmsgpack.compat.unpackb and Unpacker against msgpack-python as the oracle: the same values
+for every combination of the decoding options, the same exception classes for bad input and
+limits, and a hook's own exception passed on."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastmsgpack import compat
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=40)
+    | st.binary(max_size=40)
+    | st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=20))
+    | st.builds(msgpack.Timestamp, st.integers(-(2**40), 2**40), st.integers(0, 999_999_999))
+)
+keys = st.text(max_size=10) | st.binary(max_size=10) | st.integers(-5, 5)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(keys, inner, max_size=5),
+    max_leaves=25,
+)
+
+
+def plain(obj: Any) -> Any:
+    """Both libraries' results in comparable form (their Timestamp and ExtType classes differ)."""
+    if isinstance(obj, (msgpack.Timestamp, compat.Timestamp)):
+        return ("ts", obj.seconds, obj.nanoseconds)
+    if isinstance(obj, (msgpack.ExtType, compat.ExtType)):
+        return ("ext", obj.code, obj.data)
+    if isinstance(obj, dict):
+        return {plain(k): (type(v).__name__, plain(v)) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, [plain(v) for v in obj])
+    return (type(obj).__name__, obj)
+
+
+def outcome(unpackb: Any, data: bytes, **kwargs: Any) -> Any:
+    try:
+        return plain(unpackb(data, **kwargs))
+    except Exception as exc:  # noqa: BLE001 (the class is what must match)
+        return type(exc).__name__
+
+
+OPTION_SETS = [
+    dict(zip(("use_list", "raw", "strict_map_key", "timestamp"), combo))
+    for combo in itertools.product((True, False), (True, False), (True, False), (0, 1, 2, 3))
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(values)
+def test_every_option_combination_decodes_as_msgpack(value: Any) -> None:
+    data = msgpack.packb(value)
+    for options in OPTION_SETS:
+        assert outcome(compat.unpackb, data, **options) == outcome(
+            msgpack.unpackb, data, **options
+        ), options
+
+
+def test_hooks_see_what_msgpack_passes() -> None:
+    data = msgpack.packb({"a": [1, {"b": [2]}], "c": {}})
+    hooks: list[dict[str, Any]] = [
+        {"object_hook": lambda d: ("obj", sorted(d.items()))},
+        {"object_pairs_hook": lambda pairs: ("pairs", pairs)},
+        {"list_hook": lambda items: ("list", items)},
+        {"list_hook": lambda items: ("list", items), "use_list": False},
+        {"ext_hook": lambda code, data: (code, data)},
+    ]
+    for kwargs in hooks:
+        assert compat.unpackb(data, **kwargs) == msgpack.unpackb(data, **kwargs)
+
+
+BAD_INPUTS = [
+    b"",
+    b"\xc1",
+    b"\x92\x01",
+    b"\x01\x02",
+    b"\x91" * 3000 + b"\x01",
+    b"\x81\x01\x02",
+    b"\x81\xc0\x01",
+    b"\xa1\xff",
+    b"\xd5\xff\x00\x00",
+    b"\xdb\xff\xff\xff\xff",
+    b"\xdd\xff\xff\xff\xff",
+    b"\xdf\xff\xff\xff\xff",
+]
+
+
+@pytest.mark.parametrize("data", BAD_INPUTS)
+def test_bad_input_raises_the_same_class(data: bytes) -> None:
+    assert outcome(compat.unpackb, data) == outcome(msgpack.unpackb, data)
+
+
+def test_extra_data_carries_object_and_rest() -> None:
+    with pytest.raises(compat.ExtraData) as info:
+        compat.unpackb(b"\x01\x02\x03")
+    assert info.value.unpacked == 1
+    assert info.value.extra == b"\x02\x03"
+    assert isinstance(info.value, ValueError)
+
+
+LIMITED = [
+    ("max_str_len", b"\xa3abc"),
+    ("max_bin_len", b"\xc4\x03abc"),
+    ("max_array_len", b"\x93\x01\x02\x03"),
+    ("max_map_len", b"\x83\xa1a\x01\xa1b\x02\xa1c\x03"),
+    ("max_ext_len", b"\xc7\x03\x05abc"),
+    # A declared length far beyond the input is refused by the limit, not allocated.
+    ("max_str_len", b"\xdb\xff\xff\xff\xff"),
+    ("max_array_len", b"\xdd\xff\xff\xff\xff"),
+]
+
+
+@pytest.mark.parametrize(("limit", "data"), LIMITED)
+def test_limits_raise_value_error_as_msgpack(limit: str, data: bytes) -> None:
+    limits: tuple[dict[str, Any], ...] = ({limit: 2}, {limit: 3})
+    for kwargs in limits:
+        assert outcome(compat.unpackb, data, **kwargs) == outcome(msgpack.unpackb, data, **kwargs)
+    with pytest.raises(ValueError, match=f"exceeds {limit}"):
+        compat.unpackb(data, **limits[0])
+
+
+class HookError(Exception):
+    pass
+
+
+def raising(*args: Any) -> Any:
+    raise HookError(args)
+
+
+@pytest.mark.parametrize("hook", ["object_hook", "object_pairs_hook", "list_hook", "ext_hook"])
+def test_a_raising_hook_propagates_its_own_exception(hook: str) -> None:
+    data = msgpack.packb([{"a": msgpack.ExtType(1, b"x")}])
+    kwargs: dict[str, Any] = {hook: raising}
+    with pytest.raises(HookError):
+        compat.unpackb(data, **kwargs)
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(200):
+        with pytest.raises(HookError):
+            compat.unpackb(data, **kwargs)
+    gc.collect()
+    assert len(gc.get_objects()) - before < 50
+
+
+def test_unicode_errors_and_options_checked() -> None:
+    assert compat.unpackb(b"\xa1\xff", unicode_errors="replace") == "\ufffd"
+    with pytest.raises(ValueError):
+        compat.unpackb(b"\x01", timestamp=4)
+    with pytest.raises(TypeError):
+        compat.unpackb(b"\x01", object_hook=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        compat.unpackb(b"\x80", object_hook=dict, object_pairs_hook=list)
+
+
+def test_unpacker_feed_iterates_as_msgpack() -> None:
+    stream = b"".join(msgpack.packb(v) for v in ({"a": [1, 2]}, "x", [b"y"], 7))
+    option_sets: list[dict[str, Any]] = [
+        {},
+        {"use_list": False},
+        {"raw": True},
+        {"strict_map_key": False},
+    ]
+    for options in option_sets:
+        ours = compat.Unpacker(**options)
+        theirs = msgpack.Unpacker(**options)
+        for i in range(0, len(stream), 3):
+            ours.feed(stream[i : i + 3])
+            theirs.feed(stream[i : i + 3])
+            assert [plain(v) for v in ours] == [plain(v) for v in theirs]
+        assert ours.tell() == theirs.tell() == len(stream)
+    with pytest.raises(compat.OutOfData):
+        compat.Unpacker().unpack()
+    broken = compat.Unpacker()
+    broken.feed(b"\xc1")
+    with pytest.raises(compat.FormatError):
+        broken.unpack()
+    full = compat.Unpacker(max_buffer_size=4)
+    with pytest.raises(compat.BufferFull):
+        full.feed(b"\x00" * 5)
