@@ -169,3 +169,21 @@ pub fn _unpackb_compat<'py>(
     }
     Ok(value)
 }
+
+/// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type` and
+/// `use_single_float` (see [`crate::ser::packb_legacy`]).
+#[pyfunction]
+#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, /))]
+pub fn _packb_compat<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    option: u32,
+    use_bin_type: bool,
+    use_single_float: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if option & !crate::opt::PACKB_MASK != 0 {
+        return Err(PyValueError::new_err("invalid option"));
+    }
+    crate::ser::packb_legacy(py, obj, default, option, !use_bin_type, use_single_float)
+}

@@ -23,6 +23,8 @@ use crate::de::{self, Setup};
 use crate::exc::{BufferFull, MsgpackDecodeError, OutOfData};
 use crate::opt::{self, Opt};
 
+mod raw;
+
 #[pyclass(module = "fastmsgpack", weakref)]
 pub struct Unpacker {
     /// Bytes fed or read; those before `head` are consumed.
@@ -283,6 +285,21 @@ impl Unpacker {
     fn __clear__(&mut self) {
         self.file = None;
         self.ext_hook = None;
+    }
+
+    /// The item count of the array header next in the stream (`fastmsgpack.compat`).
+    fn _read_array_header(&mut self, py: Python<'_>) -> PyResult<usize> {
+        self.take_header(py, false)
+    }
+
+    /// The entry count of the map header next in the stream (`fastmsgpack.compat`).
+    fn _read_map_header(&mut self, py: Python<'_>) -> PyResult<usize> {
+        self.take_header(py, true)
+    }
+
+    /// Up to `n` bytes of the stream as they are (`fastmsgpack.compat`).
+    fn _read_bytes<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
+        self.take_bytes(py, n)
     }
 
     /// The bytes of the next complete object, not decoded, or `None` (for the command line,

@@ -35,6 +35,7 @@ scalars = (
     | st.integers(min_value=-(2**64), max_value=2**65)
     | st.floats()
     | st.text(max_size=40)
+    | st.text(min_size=30, max_size=300)
     | st.binary(max_size=300)
     | st.builds(Point, st.integers(), st.text(max_size=3))
     | st.sampled_from([Color.RED, Name("n"), 1 + 2j])
@@ -51,8 +52,8 @@ values = st.recursive(
     max_leaves=25,
 )
 PACK_OPTIONS = [
-    dict(zip(("strict_types", "datetime", "autoreset"), combo))
-    for combo in itertools.product((False, True), repeat=3)
+    dict(zip(("strict_types", "datetime", "autoreset", "use_bin_type", "use_single_float"), combo))
+    for combo in itertools.product((False, True), repeat=5)
 ]
 
 
@@ -180,5 +181,16 @@ def test_common_idioms() -> None:
     assert compat.unpackb(compat.packb(dt, datetime=True), timestamp=3) == dt
     with pytest.raises(compat.ExtraData):
         compat.unpackb(compat.packb(1) + compat.packb(2))
+    # Old spec (kombu's legacy serializer): str and bytes as raw strings, read back as bytes
+    old = compat.packb({"s": "x" * 40, "b": b"y"}, use_bin_type=False)
+    assert old == msgpack.packb({"s": "x" * 40, "b": b"y"}, use_bin_type=False)
+    assert compat.unpackb(old, raw=True) == {b"s": b"x" * 40, b"b": b"y"}
+
+
+def test_unicode_errors_as_msgpack() -> None:
+    for kwargs in ({}, {"unicode_errors": "strict"}, {"unicode_errors": "replace"}):
+        assert packed(compat, "a\ud800b", **kwargs) == packed(msgpack, "a\ud800b", **kwargs)
+    with pytest.raises(UnicodeEncodeError):
+        compat.packb("\ud800")
     with pytest.raises(NotImplementedError):
-        compat.packb("x", use_bin_type=False)
+        compat.packb("x", unicode_errors="surrogatepass")

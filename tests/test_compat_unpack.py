@@ -5,6 +5,7 @@ limits, and a hook's own exception passed on."""
 from __future__ import annotations
 
 import gc
+import io
 import itertools
 from typing import Any
 
@@ -190,3 +191,42 @@ def test_unpacker_feed_iterates_as_msgpack() -> None:
     full = compat.Unpacker(max_buffer_size=4)
     with pytest.raises(compat.BufferFull):
         full.feed(b"\x00" * 5)
+
+
+def test_headers_and_bytes_read_as_msgpack() -> None:
+    stream = b"\x01\x93" + msgpack.packb([1, 2, 3])[1:] + b"\xde\x00\x01\xa1k\xc0" + b"raw!"
+    ours, theirs = compat.Unpacker(), msgpack.Unpacker()
+    results: list[list[Any]] = [[], []]
+    for unpacker, out in zip((ours, theirs), results):
+        unpacker.feed(stream[:3])
+        out.append(unpacker.unpack())
+        for read in (unpacker.read_map_header, unpacker.read_array_header):
+            try:
+                out.append(read())
+            except (ValueError, compat.OutOfData, msgpack.OutOfData) as exc:
+                out.append(type(exc).__name__)
+        unpacker.feed(stream[3:])
+        out += [unpacker.unpack(), unpacker.unpack(), unpacker.unpack()]
+        out += [unpacker.read_map_header(), unpacker.unpack(), unpacker.unpack()]
+        out += [unpacker.read_bytes(2), unpacker.read_bytes(10), unpacker.tell()]
+    assert results[0] == results[1]
+    with pytest.raises(compat.OutOfData):
+        compat.Unpacker().read_array_header()
+    partial = compat.Unpacker()
+    partial.feed(b"\xdc\x00")
+    with pytest.raises(compat.OutOfData):
+        partial.read_array_header()
+    partial.feed(b"\x02\x01\x02")
+    assert partial.read_array_header() == 2
+    assert list(partial) == [1, 2]
+
+
+def test_read_bytes_reads_on_from_the_file() -> None:
+    ours = compat.Unpacker(io.BytesIO(b"\x01abcdef"), read_size=2)
+    theirs = msgpack.Unpacker(io.BytesIO(b"\x01abcdef"), read_size=2)
+    for unpacker in (ours, theirs):
+        assert unpacker.unpack() == 1
+    assert ours.read_bytes(4) == theirs.read_bytes(4)
+    assert ours.tell() == theirs.tell()
+    assert ours.read_bytes(10) == theirs.read_bytes(10)
+    assert ours.tell() == theirs.tell()

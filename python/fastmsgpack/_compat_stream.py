@@ -62,9 +62,9 @@ class Packer:
         unicode_errors: str | None = None,
         buf_size: int | None = None,
     ) -> None:
-        if not use_bin_type or use_single_float:
+        if unicode_errors not in (None, "strict", "replace"):
             raise NotImplementedError(
-                "fastmsgpack.compat packs with use_bin_type=True and use_single_float=False only"
+                "fastmsgpack.compat packs with unicode_errors 'strict' or 'replace' only"
             )
         if default is not None and not callable(default):
             raise TypeError("default must be callable")
@@ -74,6 +74,12 @@ class Packer:
         self._autoreset = autoreset
         self._buffer = bytearray()
         self._option = _PASS | (_STRICT if strict_types else 0)
+        if unicode_errors == "replace":
+            self._option |= _core.OPT_REPLACE_SURROGATES
+        # The old spec (no bin, no str8) and float32 go through the core's legacy emitter.
+        self._legacy = not use_bin_type or use_single_float
+        self._use_bin_type = use_bin_type
+        self._use_single_float = use_single_float
         self._raised: list[BaseException] = []
 
     def _fallback(self, obj: Any) -> Any:
@@ -114,10 +120,17 @@ class Packer:
 
     def _packb(self, obj: Any) -> bytes:
         try:
+            if self._legacy:
+                return _core._packb_compat(
+                    obj, self._fallback, self._option, self._use_bin_type, self._use_single_float
+                )
             return _core.packb(obj, self._fallback, self._option)
         except _core.MsgpackEncodeError as exc:
-            if self._raised and exc.__cause__ is self._raised[-1]:
-                raise exc.__cause__ from None
+            cause = exc.__cause__
+            if self._raised and cause is self._raised[-1]:
+                raise cause from None
+            if isinstance(cause, UnicodeEncodeError):
+                raise cause from None
             raise
         finally:
             self._raised.clear()
@@ -229,6 +242,24 @@ class Unpacker:
         """Consumes the next object without building it."""
         if self._raw() is None:
             raise OutOfData
+
+    def read_array_header(self) -> int:
+        """The item count of the array header next in the stream (the items follow)."""
+        try:
+            return int(self._stream._read_array_header())
+        except _core.MsgpackDecodeError as exc:
+            raise _stream_error(exc) from None
+
+    def read_map_header(self) -> int:
+        """The entry count of the map header next in the stream (the entries follow)."""
+        try:
+            return int(self._stream._read_map_header())
+        except _core.MsgpackDecodeError as exc:
+            raise _stream_error(exc) from None
+
+    def read_bytes(self, n: int) -> bytes:
+        """Up to `n` bytes of the stream, as they are."""
+        return bytes(self._stream._read_bytes(n))
 
     def tell(self) -> int:
         """Bytes consumed so far."""

@@ -6,12 +6,14 @@ mod float_text;
 mod int_text;
 mod json;
 mod json_str;
+mod legacy;
 pub mod marker;
 mod msgpack;
 mod number_text;
 
 pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
+pub use legacy::Legacy;
 pub use msgpack::MsgpackEmitter;
 
 use crate::error::{Error, Res};

@@ -8,7 +8,7 @@ pub mod state;
 
 use pyo3::prelude::*;
 
-use crate::emit::{JsonCompat, JsonEmitter, MsgpackEmitter};
+use crate::emit::{JsonCompat, JsonEmitter, Legacy, MsgpackEmitter};
 use crate::error::Res;
 use crate::ffi::{self, BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
 use crate::opt::{self, Opt};
@@ -136,6 +136,26 @@ fn write_msgpack(
         dispatch::write(obj.as_ptr(), State::new(opts), cx, &mut emitter)?;
         Ok(emitter.into_writer())
     }
+}
+
+/// Packs `obj` as `packb` does, with strings and bytes as old-spec raw strings (`old_spec`) and
+/// floats as float32 (`single_float`): msgpack-python's `use_bin_type=False` and
+/// `use_single_float=True`, for `fastmsgpack.compat` only.
+pub fn packb_legacy<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    old_spec: bool,
+    single_float: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cx = context(py, default, opts)?;
+    let mut scratch = ffi::scratch();
+    // SAFETY: as in `packb`.
+    let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
+    let mut emitter = Legacy::new(MsgpackEmitter::new(writer), old_spec, single_float);
+    dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
+    finish(py, emitter.into_inner().into_writer())
 }
 
 /// Serializes `obj` as JSON (the same type rules as `packb`) into a new `bytes` object.
