@@ -17,6 +17,8 @@ pub struct Limits {
     pub array: usize,
     pub map: usize,
     pub ext: usize,
+    /// Whether any limit is set: without one, headers are not looked at twice.
+    pub any: bool,
 }
 
 /// msgpack-python's decoding options, with the classes its results and errors are made of.
@@ -119,6 +121,15 @@ impl CompatOptions {
                 array: limit(max_array_len),
                 map: limit(max_map_len),
                 ext: limit(max_ext_len),
+                any: [
+                    max_str_len,
+                    max_bin_len,
+                    max_array_len,
+                    max_map_len,
+                    max_ext_len,
+                ]
+                .iter()
+                .any(|&l| l >= 0),
             },
             format_error,
             stack_error,

@@ -6,6 +6,7 @@ options that give msgpack-python's bytes. See doc/migrating.md for what differs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO, Any
 
 from fastmsgpack import _fastmsgpack as _core
@@ -56,6 +57,24 @@ _DEFAULT_OPTIONS = _options()
 _CACHED: dict[tuple[Any, ...], Any] = {}
 
 
+def _ext_hook(convert: Callable[[Timestamp], Any]) -> Callable[[int, bytes], Any]:
+    def hook(code: int, data: bytes) -> Any:
+        if code == -1:
+            return convert(Timestamp.from_bytes(data))
+        return ExtType(code, data)
+
+    return hook
+
+
+# For the native decoder, by timestamp mode: extension values as the compat decoder makes them.
+_NATIVE_EXT_HOOKS = {
+    0: _ext_hook(lambda ts: ts),
+    1: _ext_hook(Timestamp.to_unix),
+    2: _ext_hook(Timestamp.to_unix_nano),
+    3: _ext_hook(Timestamp.to_datetime),
+}
+
+
 def unpackb(
     packed: Any,
     *,
@@ -66,6 +85,16 @@ def unpackb(
     **kwargs: Any,
 ) -> Any:
     """Unpacks the one object in `packed`; ExtraData when bytes follow it."""
+    if use_list and not raw and not kwargs:
+        hook = _NATIVE_EXT_HOOKS.get(timestamp)
+        if hook is not None:
+            # Where the native decoder succeeds (str keys only, valid UTF-8, nothing after the
+            # object) it builds what the compat decoder would; otherwise the compat decoder
+            # decodes again, to give msgpack-python's result or error.
+            try:
+                return _core.unpackb(packed, ext_hook=hook)
+            except _core.MsgpackDecodeError:
+                pass
     if kwargs:
         options = _options(
             use_list=use_list, raw=raw, timestamp=timestamp, strict_map_key=strict_map_key, **kwargs

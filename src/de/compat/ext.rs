@@ -1,0 +1,67 @@
+//! Extension values for `fastmsgpack.compat`: timestamps in the `timestamp` mode, every other
+//! type code handed to `ext_hook(code, data)` (`ExtType` unless the caller gives another).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use pyo3::IntoPyObjectExt;
+
+use crate::compat::CompatOptions;
+use crate::de::error::DeError;
+
+/// The extension type MessagePack reserves for timestamps.
+const TIMESTAMP_TAG: i8 = -1;
+
+#[inline(never)]
+pub fn build<'py>(
+    py: Python<'py>,
+    o: &CompatOptions,
+    tag: i8,
+    data: &[u8],
+) -> Result<Bound<'py, PyAny>, DeError> {
+    if tag == TIMESTAMP_TAG {
+        return timestamp(py, o, data);
+    }
+    let data = PyBytes::new(py, data);
+    Ok(o.ext_hook.bind(py).call1((tag, data))?)
+}
+
+/// A timestamp extension, as the `timestamp` mode asks: 0 a `Timestamp`, 1 float seconds,
+/// 2 int nanoseconds, 3 an aware UTC datetime.
+fn timestamp<'py>(
+    py: Python<'py>,
+    o: &CompatOptions,
+    data: &[u8],
+) -> Result<Bound<'py, PyAny>, DeError> {
+    let (secs, nanos) = match *data {
+        [a, b, c, d] => (u32::from_be_bytes([a, b, c, d]) as i64, 0),
+        [a, b, c, d, e, f, g, h] => {
+            let v = u64::from_be_bytes([a, b, c, d, e, f, g, h]);
+            ((v & ((1 << 34) - 1)) as i64, (v >> 34) as u32)
+        }
+        [a, b, c, d, e, f, g, h, i, j, k, l] => (
+            i64::from_be_bytes([e, f, g, h, i, j, k, l]),
+            u32::from_be_bytes([a, b, c, d]),
+        ),
+        _ => return Err(bad_timestamp(data.len())),
+    };
+    Ok(match o.timestamp {
+        1 => (secs as f64 + nanos as f64 / 1e9).into_bound_py_any(py)?,
+        2 => (secs as i128 * 1_000_000_000 + nanos as i128).into_bound_py_any(py)?,
+        mode => {
+            let ts = o.timestamp_type.bind(py).call1((secs, nanos))?;
+            if mode == 3 {
+                ts.call_method0("to_datetime")?
+            } else {
+                ts
+            }
+        }
+    })
+}
+
+#[cold]
+fn bad_timestamp(len: usize) -> DeError {
+    DeError::python(PyValueError::new_err(format!(
+        "invalid timestamp data (length {len})"
+    )))
+}

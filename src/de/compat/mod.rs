@@ -1,0 +1,268 @@
+//! The decoder behind `fastmsgpack.compat`: msgpack-python's decoding options (`use_list`,
+//! `raw`, `strict_map_key`, the object, pairs and list hooks, the `max_*_len` limits and the
+//! timestamp modes) applied while the objects are built.
+//!
+//! It is a decoder of its own, so that the native `unpackb` keeps its fast path untouched, built
+//! from the same parts: the one grammar ([`token::next`]), the same constructors, the key cache
+//! and the collection pause for large inputs. Every declared length is checked against its limit
+//! ([`header::check`]) and against the input before anything is allocated for it.
+
+mod ext;
+mod header;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::error::{DeError, Kind};
+use super::keycache::{KeyCache, KEY_CACHE, MAX_KEY_LEN};
+use super::reader::{DeResult, Reader};
+use super::token::{self, Token};
+use crate::compat::CompatOptions;
+use crate::ffi::{self, GcPause, Obj, Owned};
+use crate::limits::MAX_DECODE_DEPTH;
+
+/// Inputs above this many bytes are decoded with automatic garbage collection paused.
+const GC_PAUSE_MIN_INPUT: usize = 1024;
+
+/// The object that starts at `offset` in `input`, decoded as `o` says, and where it ends.
+pub fn decode_at<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    offset: usize,
+    o: &CompatOptions,
+) -> DeResult<(Bound<'py, PyAny>, usize)> {
+    if offset >= input.len() {
+        return Err(DeError::input(Kind::Empty, offset));
+    }
+    // A nested call (from a hook) or another thread finds the cache busy and goes without.
+    let mut claim = KEY_CACHE.claim(py);
+    // SAFETY: attached; the pause is dropped before this function returns.
+    let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
+    let mut d = Compat {
+        py,
+        r: Reader::new(input),
+        o,
+        keys: claim.as_deref_mut(),
+    };
+    d.r.pos = offset;
+    let value = d.value(0)?;
+    // SAFETY: the decoder hands over a strong reference.
+    let value = unsafe { Bound::from_owned_ptr(py, value.into_raw()) };
+    Ok((value, d.r.pos))
+}
+
+struct Compat<'py, 'a, 'o> {
+    py: Python<'py>,
+    r: Reader<'a>,
+    o: &'o CompatOptions,
+    keys: Option<&'o mut KeyCache>,
+}
+
+/// Turns a null result of a C-API constructor into the pending Python error.
+#[inline(always)]
+fn made(obj: Option<Owned>) -> DeResult<Owned> {
+    obj.ok_or_else(|| DeError::python(ffi::fetch_error()))
+}
+
+/// An object built through PyO3 (on the rare paths), as an owned reference.
+fn owned(obj: Bound<'_, PyAny>) -> Owned {
+    // SAFETY: `obj` is live; the new reference is ours, `obj`'s own is released on drop.
+    unsafe { Owned::from_borrowed(obj.as_ptr()) }
+}
+
+/// `hook(arg)`, what it raises passed on as it is.
+#[inline]
+fn call(hook: &Py<PyAny>, arg: Owned) -> DeResult<Owned> {
+    // SAFETY: attached (the decoder runs attached); both objects are live.
+    unsafe { ffi::call1(hook.as_ptr(), arg.as_ptr()) }.map_err(DeError::python)
+}
+
+impl<'a> Compat<'_, 'a, '_> {
+    fn value(&mut self, depth: u32) -> DeResult<Owned> {
+        let start = self.r.pos;
+        header::check(&self.r.data[start..], &self.o.limits)?;
+        let token = token::next(&mut self.r, "value")?;
+        self.build(token, depth, start)
+    }
+
+    /// The object for `token`, the item that began at `start`.
+    fn build(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
+        // SAFETY: every constructor below is called while attached (`self.py`).
+        unsafe {
+            match token {
+                Token::Int(v) => made(ffi::new_i64(v)),
+                Token::Str(bytes) => self.str(bytes),
+                Token::Map(n) => self.map(n, depth, start),
+                Token::Array(n) => self.array(n, depth, start),
+                Token::F64(v) => made(ffi::new_f64(v)),
+                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
+                Token::Bool(v) => Ok(ffi::new_bool(v)),
+                Token::UInt(v) => made(ffi::new_u64(v)),
+                Token::F32(v) => made(ffi::new_f64(v as f64)),
+                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
+                Token::Ext(tag, data) => Ok(owned(ext::build(self.py, self.o, tag, data)?)),
+            }
+        }
+    }
+
+    /// A str: text (decoded with `unicode_errors`), or its bytes with `raw`.
+    fn str(&mut self, bytes: &[u8]) -> DeResult<Owned> {
+        // SAFETY: attached; the text constructors get valid UTF-8 (ASCII for the first).
+        unsafe {
+            if self.o.raw {
+                return made(ffi::new_bytes(bytes));
+            }
+            if bytes.is_ascii() {
+                return made(ffi::new_ascii_str(bytes));
+            }
+            if simdutf8::basic::from_utf8(bytes).is_ok() {
+                return made(ffi::new_non_ascii_str(bytes));
+            }
+        }
+        self.bad_utf8(bytes)
+    }
+
+    /// Invalid UTF-8: `bytes.decode` with the `unicode_errors` handler raises the error or
+    /// returns the replaced text.
+    #[cold]
+    fn bad_utf8(&self, bytes: &[u8]) -> DeResult<Owned> {
+        let errors = self.o.unicode_errors.bind(self.py);
+        let data = pyo3::types::PyBytes::new(self.py, bytes);
+        Ok(owned(data.call_method1("decode", ("utf-8", errors))?))
+    }
+
+    /// Checks the depth, and that `n` items of `min_size` bytes each fit in what is left of the
+    /// input, before anything is allocated for them.
+    fn container(&self, n: usize, min_size: usize, depth: u32, start: usize) -> DeResult<()> {
+        if depth >= MAX_DECODE_DEPTH {
+            return Err(DeError::input(Kind::TooDeep, start));
+        }
+        if n.saturating_mul(min_size) > self.r.remaining() {
+            let what = if min_size == 1 { "array" } else { "map" };
+            let declared = (n as u64).saturating_mul(min_size as u64);
+            return Err(self.r.truncated(what, declared, start));
+        }
+        Ok(())
+    }
+
+    /// An array as a list (a tuple without `use_list`), through `list_hook` when there is one.
+    fn array(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+        self.container(n, 1, depth, start)?;
+        // SAFETY: attached; each slot `i < n` is filled once.
+        let seq = unsafe {
+            if self.o.use_list {
+                let list = made(ffi::new_list(n))?;
+                for i in 0..n {
+                    ffi::list_set(&list, i, self.value(depth + 1)?);
+                }
+                list
+            } else {
+                let tuple = made(ffi::new_tuple(n))?;
+                for i in 0..n {
+                    ffi::tuple_set(&tuple, i, self.value(depth + 1)?);
+                }
+                tuple
+            }
+        };
+        match &self.o.list_hook {
+            Some(hook) => call(hook, seq),
+            None => Ok(seq),
+        }
+    }
+
+    /// A map as a dict (through `object_hook`), or as a list of pairs for `object_pairs_hook`.
+    fn map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+        self.container(n, 2, depth, start)?;
+        if let Some(hook) = &self.o.object_pairs_hook {
+            return call(hook, self.pairs(n, depth)?);
+        }
+        // SAFETY: attached.
+        let dict = unsafe {
+            let dict = made(ffi::new_dict(n))?;
+            for _ in 0..n {
+                let key = self.key(depth)?;
+                let value = self.value(depth + 1)?;
+                let key = self.checked(key)?;
+                if !ffi::dict_set(&dict, &key, &value) {
+                    return Err(DeError::python(ffi::fetch_error()));
+                }
+            }
+            dict
+        };
+        match &self.o.object_hook {
+            Some(hook) => call(hook, dict),
+            None => Ok(dict),
+        }
+    }
+
+    /// A map's entries as a list of `(key, value)` tuples.
+    fn pairs(&mut self, n: usize, depth: u32) -> DeResult<Owned> {
+        // SAFETY: attached; each slot is filled once.
+        unsafe {
+            let list = made(ffi::new_list(n))?;
+            for i in 0..n {
+                let key = self.key(depth)?;
+                let value = self.value(depth + 1)?;
+                let pair = made(ffi::new_tuple(2))?;
+                ffi::tuple_set(&pair, 0, self.checked(key)?);
+                ffi::tuple_set(&pair, 1, value);
+                ffi::list_set(&list, i, pair);
+            }
+            Ok(list)
+        }
+    }
+
+    /// A key from [`Compat::key`], checked once its value is decoded too (msgpack-python reports
+    /// an error in the value first): with `strict_map_key`, only a str or bytes.
+    #[inline(always)]
+    fn checked(&self, (key, from_other): (Owned, bool)) -> DeResult<Owned> {
+        if from_other && self.o.strict_map_key {
+            strict_key(self.py, key.as_ptr())?;
+        }
+        Ok(key)
+    }
+
+    /// A map key, and whether it was built from an item other than a str or bin (for
+    /// [`Compat::checked`]). Short str keys come from the key cache, so repeated keys share one
+    /// interned string.
+    fn key(&mut self, depth: u32) -> DeResult<(Owned, bool)> {
+        let start = self.r.pos;
+        header::check(&self.r.data[start..], &self.o.limits)?;
+        let token = token::next(&mut self.r, "map key")?;
+        match token {
+            Token::Str(bytes) if !self.o.raw && bytes.len() <= MAX_KEY_LEN => {
+                if let (Some(cache), Ok(_)) =
+                    (self.keys.as_deref_mut(), simdutf8::basic::from_utf8(bytes))
+                {
+                    // SAFETY: `bytes` is valid UTF-8 of at most MAX_KEY_LEN bytes; attached.
+                    return Ok((made(unsafe { cache.get(bytes) })?, false));
+                }
+                Ok((self.str(bytes)?, false))
+            }
+            Token::Str(_) | Token::Bin(_) => Ok((self.build(token, depth + 1, start)?, false)),
+            _ => Ok((self.build(token, depth + 1, start)?, true)),
+        }
+    }
+}
+
+/// With `strict_map_key`, a key built from something other than a str or bin item: refused
+/// unless it is a str or bytes all the same (what an `ext_hook` returned), as msgpack-python
+/// checks the key's type.
+#[cold]
+fn strict_key(py: Python<'_>, key: Obj) -> DeResult<()> {
+    // SAFETY: `key` is live (its owner outlives this call); attached.
+    let key = unsafe { Bound::from_borrowed_ptr(py, key) };
+    if key.is_exact_instance_of::<pyo3::types::PyString>()
+        || key.is_exact_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Ok(());
+    }
+    let name = key
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    Err(DeError::python(PyValueError::new_err(format!(
+        "{name} is not allowed for map key when strict_map_key=True"
+    ))))
+}
