@@ -6,7 +6,6 @@ from __future__ import annotations
 import collections
 import datetime
 import enum
-import io
 import itertools
 from typing import Any
 
@@ -142,55 +141,3 @@ def test_timestamp_and_ext_type_round_trip() -> None:
     assert issubclass(compat.FormatError, ValueError)
     assert issubclass(compat.ExtraData, ValueError)
     assert compat.PackValueError is ValueError and compat.PackException is Exception
-
-
-def test_common_idioms() -> None:
-    """What Celery/kombu, Dask, django-redis, aiocache and friends call."""
-    msg = {"task": "add", "args": [1, 2], "kwargs": {}, "blob": b"\x00"}
-    # kombu: packb(use_bin_type=True) / unpackb(raw=False)
-    data = compat.packb(msg, use_bin_type=True)
-    assert data == msgpack.packb(msg, use_bin_type=True)
-    assert compat.unpackb(data, raw=False) == msg
-    # Dask: strict_map_key=False, use_list=False
-    frames = {0: b"a", 1: [1, 2]}
-    data = compat.dumps(frames, use_bin_type=True)
-    assert compat.loads(data, raw=False, strict_map_key=False) == frames
-    assert compat.unpackb(data, use_list=False, strict_map_key=False) == {0: b"a", 1: (1, 2)}
-    # django-redis / aiocache: plain dumps/loads
-    assert compat.loads(compat.dumps("value")) == "value"
-    assert compat.unpackb(compat.packb(1.5)) == 1.5
-    # object_hook / default for custom types
-    hooked = compat.unpackb(compat.packb({"__x__": 1}), object_hook=lambda d: ("x", d))
-    assert hooked == ("x", {"__x__": 1})
-    # ext_hook with ExtType
-    ext = compat.packb(compat.ExtType(42, b"p"))
-    assert compat.unpackb(ext, ext_hook=lambda c, d: (c, d)) == (42, b"p")
-    # Unpacker over a socket-like feed, and over a file
-    unpacker = compat.Unpacker(raw=False)
-    unpacker.feed(compat.packb([1]) + compat.packb("two"))
-    assert list(unpacker) == [[1], "two"]
-    stream = io.BytesIO()
-    compat.pack({"a": 1}, stream)
-    compat.pack(2, stream)
-    stream.seek(0)
-    assert list(compat.Unpacker(stream)) == [{"a": 1}, 2]
-    stream.seek(0)
-    assert compat.unpack(io.BytesIO(compat.packb(3))) == 3
-    # Timestamp out as datetime
-    dt = datetime.datetime(2024, 1, 2, tzinfo=UTC)
-    assert compat.unpackb(compat.packb(dt, datetime=True), timestamp=3) == dt
-    with pytest.raises(compat.ExtraData):
-        compat.unpackb(compat.packb(1) + compat.packb(2))
-    # Old spec (kombu's legacy serializer): str and bytes as raw strings, read back as bytes
-    old = compat.packb({"s": "x" * 40, "b": b"y"}, use_bin_type=False)
-    assert old == msgpack.packb({"s": "x" * 40, "b": b"y"}, use_bin_type=False)
-    assert compat.unpackb(old, raw=True) == {b"s": b"x" * 40, b"b": b"y"}
-
-
-def test_unicode_errors_as_msgpack() -> None:
-    for kwargs in ({}, {"unicode_errors": "strict"}, {"unicode_errors": "replace"}):
-        assert packed(compat, "a\ud800b", **kwargs) == packed(msgpack, "a\ud800b", **kwargs)
-    with pytest.raises(UnicodeEncodeError):
-        compat.packb("\ud800")
-    with pytest.raises(NotImplementedError):
-        compat.packb("x", unicode_errors="surrogatepass")

@@ -10,20 +10,22 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from fastmsgpack import _fastmsgpack as _core
-from fastmsgpack._compat_stream import Packer, Unpacker, _options
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat._stream import Packer, Unpacker, _options
+from fastmsgpack.compat.exceptions import (
     BufferFull,
     ExtraData,
-    ExtType,
     FormatError,
     OutOfData,
     PackException,
     PackOverflowError,
     PackValueError,
     StackError,
-    Timestamp,
     UnpackException,
     UnpackValueError,
+)
+from fastmsgpack.compat.ext import (
+    ExtType,
+    Timestamp,
 )
 
 __all__ = [

@@ -1,41 +1,41 @@
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     BufferFull as BufferFull,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     ExtraData as ExtraData,
 )
-from fastmsgpack._compat_types import (
-    ExtType as ExtType,
-)
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     FormatError as FormatError,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     OutOfData as OutOfData,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     PackException as PackException,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     PackOverflowError as PackOverflowError,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     PackValueError as PackValueError,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     StackError as StackError,
 )
-from fastmsgpack._compat_types import (
-    Timestamp as Timestamp,
-)
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     UnpackException as UnpackException,
 )
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     UnpackValueError as UnpackValueError,
+)
+from fastmsgpack.compat.ext import (
+    ExtType as ExtType,
+)
+from fastmsgpack.compat.ext import (
+    Timestamp as Timestamp,
 )
 
 class Packer:

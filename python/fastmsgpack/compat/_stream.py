@@ -8,13 +8,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from fastmsgpack import _fastmsgpack as _core
-from fastmsgpack._compat_types import (
+from fastmsgpack.compat.exceptions import (
     BufferFull,
     ExtraData,
-    ExtType,
     FormatError,
     OutOfData,
     StackError,
+)
+from fastmsgpack.compat.ext import (
+    ExtType,
     Timestamp,
 )
 
