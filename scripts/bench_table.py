@@ -49,6 +49,7 @@ FAMILY_TITLES = {
     "streams-pack": "Packing to streams: 100,000 small messages one by one, a 7.9 MB snapshot to a file",
     "streams-unpack": "Objects from streams: Unpacker fed 64 KiB at a time or reading a file,"
     " and unpack(fp)",
+    "compat": "fastmsgpack.compat and msgpack-python, the same calls on the four JSON documents",
 }
 ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 
