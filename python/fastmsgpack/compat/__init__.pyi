@@ -38,6 +38,31 @@ from fastmsgpack.compat.ext import (
     Timestamp as Timestamp,
 )
 
+__all__ = [
+    "BufferFull",
+    "ExtType",
+    "ExtraData",
+    "FormatError",
+    "OutOfData",
+    "PackException",
+    "PackOverflowError",
+    "PackValueError",
+    "Packer",
+    "StackError",
+    "Timestamp",
+    "UnpackException",
+    "UnpackValueError",
+    "Unpacker",
+    "dump",
+    "dumps",
+    "load",
+    "loads",
+    "pack",
+    "packb",
+    "unpack",
+    "unpackb",
+]
+
 class Packer:
     def __init__(
         self,
