@@ -7,6 +7,7 @@ import collections
 import datetime
 import enum
 import itertools
+import threading
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -141,3 +142,39 @@ def test_timestamp_and_ext_type_round_trip() -> None:
     assert issubclass(compat.FormatError, ValueError)
     assert issubclass(compat.ExtraData, ValueError)
     assert compat.PackValueError is ValueError and compat.PackException is Exception
+
+
+def test_default_errors_pass_through_nested_calls_and_threads() -> None:
+    class Inner:
+        pass
+
+    class Outer:
+        pass
+
+    def nested(obj: Any) -> Any:
+        try:
+            compat.packb(Inner(), default=lambda o: 1 / 0)
+        except ZeroDivisionError:
+            return "recovered"
+        raise AssertionError("the inner default's error was not passed on")
+
+    assert compat.packb([Outer()], default=nested) == msgpack.packb(["recovered"])
+
+    def check(results: list[bool]) -> None:
+        def fails(obj: Any) -> Any:
+            raise IndexError(obj)
+
+        for _ in range(200):
+            try:
+                compat.packb(Outer(), default=fails)
+            except IndexError:
+                results.append(True)
+            assert compat.packb({"a": (1, 2)}) == b"\x81\xa1a\x92\x01\x02"
+
+    results: list[bool] = []
+    threads = [threading.Thread(target=check, args=(results,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 800

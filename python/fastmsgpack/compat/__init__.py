@@ -123,9 +123,24 @@ loads = unpackb
 load = unpack
 
 
+# Packers made for packb calls without `default`, by their arguments: a handful at most.
+_PACKERS: dict[tuple[tuple[str, Any], ...], Packer] = {}
+
+
 def packb(o: Any, **kwargs: Any) -> bytes:
     """Packs `o` as msgpack-python's Packer(**kwargs) would."""
-    return Packer(**kwargs)._packb(o)
+    if "default" in kwargs:
+        return Packer(**kwargs)._packb(o)
+    key = tuple(kwargs.items())
+    try:
+        packer = _PACKERS.get(key)
+    except TypeError:  # an unhashable argument: no caching
+        return Packer(**kwargs)._packb(o)
+    if packer is None:
+        packer = Packer(**kwargs)
+        if len(_PACKERS) < 64:
+            _PACKERS[key] = packer
+    return packer._packb(o)
 
 
 def pack(o: Any, stream: IO[bytes], **kwargs: Any) -> None:

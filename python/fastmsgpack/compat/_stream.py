@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import struct
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -49,6 +50,18 @@ _PASS = (
 _STRICT = _core.OPT_PASSTHROUGH_SUBCLASS | _core.OPT_PASSTHROUGH_TUPLE
 
 
+_local = threading.local()
+
+
+def _raised() -> list[BaseException]:
+    """The exceptions this thread's Packer defaults raised, not yet passed on."""
+    try:
+        raised: list[BaseException] = _local.raised
+    except AttributeError:
+        raised = _local.raised = []
+    return raised
+
+
 class Packer:
     """Packs objects as msgpack-python's Packer does (use_bin_type=True, float64)."""
 
@@ -82,13 +95,15 @@ class Packer:
         self._legacy = not use_bin_type or use_single_float
         self._use_bin_type = use_bin_type
         self._use_single_float = use_single_float
-        self._raised: list[BaseException] = []
 
     def _fallback(self, obj: Any) -> Any:
         try:
             return self._convert(obj)
         except BaseException as exc:
-            self._raised.append(exc)
+            raised = _raised()
+            if len(raised) > 16:  # left by calls that ended some other way
+                raised.clear()
+            raised.append(exc)
             raise
 
     def _convert(self, obj: Any) -> Any:
@@ -129,13 +144,17 @@ class Packer:
             return _core.packb(obj, self._fallback, self._option)
         except _core.MsgpackEncodeError as exc:
             cause = exc.__cause__
-            if self._raised and cause is self._raised[-1]:
-                raise cause from None
-            if isinstance(cause, UnicodeEncodeError):
-                raise cause from None
+            if cause is not None:
+                # What the Packer's default raised (its own checks, or the user's `default`)
+                # propagates as it is, as in msgpack-python.
+                raised = _raised()
+                for i, mine in enumerate(raised):
+                    if mine is cause:
+                        del raised[i]
+                        raise cause from None
+                if isinstance(cause, UnicodeEncodeError):
+                    raise cause from None
             raise
-        finally:
-            self._raised.clear()
 
     def _out(self, data: bytes) -> bytes | None:
         if self._autoreset:
