@@ -29,6 +29,11 @@ SUITE_ENCODINGS = sorted(
     {hex_to_bytes(enc) for cases in SUITE.values() for case in cases for enc in case["msgpack"]}
 )
 
+# ormsgpack has Fragment from 1.13 on; the version pinned for Python 3.10 (1.12.2) has none, so
+# there the oracle's half of these tests has nothing to compare with and fastmsgpack's half runs
+# alone.
+ORMSGPACK_FRAGMENT: Any = getattr(ormsgpack, "Fragment", None)
+
 DOC = {"id": 7, "name": "route", "stops": [[1.5, 2.5], [3.0, -4.25]], "tags": ["a", "é"]}
 
 
@@ -120,15 +125,17 @@ def test_every_crasher_is_refused_like_ormsgpack(path: Path) -> None:
     data = path.read_bytes()
     with pytest.raises(MsgpackDecodeError):
         Fragment(data)
-    with pytest.raises(ValueError):
-        ormsgpack.Fragment(data)
+    if ORMSGPACK_FRAGMENT is not None:
+        with pytest.raises(ValueError):
+            ORMSGPACK_FRAGMENT(data)
 
 
 @pytest.mark.parametrize("data", SUITE_ENCODINGS, ids=lambda b: b.hex()[:24])
 def test_every_valid_encoding_is_accepted_and_written_like_ormsgpack(data: bytes) -> None:
     packed = fastmsgpack.packb({"v": [Fragment(data)]})
-    assert packed == ormsgpack.packb({"v": [ormsgpack.Fragment(data)]})
     assert packed == b"\x81\xa1v\x91" + data
+    if ORMSGPACK_FRAGMENT is not None:
+        assert packed == ormsgpack.packb({"v": [ORMSGPACK_FRAGMENT(data)]})
 
 
 @given(st.binary(max_size=40))

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from fastmsgpack import _fastmsgpack as _core
+import fastmsgpack._fastmsgpack as _core  # type: ignore[import-not-found]
 from fastmsgpack.compat.exceptions import (
     BufferFull,
     ExtraData,
