@@ -13,7 +13,7 @@ import lzma
 import math
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ import msgpack  # type: ignore[import-untyped]
 import orjson
 import ormsgpack
 import pytest
+from _servers import RedisServer
+from _servers import redis_server as start_redis_server
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -395,3 +397,10 @@ class MyBytes(bytes):
 
 class MyBytearray(bytearray):
     pass
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A real redis-server on a free loopback port, shared by the integration tests."""
+    with start_redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server

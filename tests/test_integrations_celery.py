@@ -1,0 +1,216 @@
+"""fastmsgpack as Celery's serializer, through kombu's entry point, with a real worker.
+
+A real redis-server (broker and result backend) and a real Celery worker (prefork pool, two
+child processes) started as a subprocess; the tasks and their results travel as fastmsgpack.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import kombu.serialization
+import psutil  # type: ignore[import-untyped]
+import pytest
+import redis
+from _celery_app import app, describe, echo
+from _servers import RedisServer
+from kombu.connection import Connection
+from kombu.exceptions import DecodeError, EncodeError
+from kombu.serialization import registry
+
+import fastmsgpack
+from fastmsgpack.integrations import kombu as fm_kombu
+
+# kombu's functions carry no annotations.
+kombu_dumps: Callable[[Any, str], tuple[str, str, bytes]] = kombu.serialization.dumps
+kombu_loads: Callable[..., Any] = kombu.serialization.loads
+
+TESTS = Path(__file__).resolve().parent
+DB = 1
+TIMEOUT = 30
+
+
+@dataclass
+class Worker:
+    proc: subprocess.Popen[bytes]
+    log: Path
+    url: str
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def content_type_of(self, task_id: str) -> str:
+        """The content type the worker saw on the message of a task (from the line the app's
+        task_received handler logs)."""
+        deadline = time.monotonic() + 5
+        pattern = re.compile(rf"fastmsgpack-test received {re.escape(task_id)} as (\S+)")
+        while (match := pattern.search(self.log_text())) is None:
+            assert time.monotonic() < deadline, f"no content type logged for {task_id}"
+            time.sleep(0.05)
+        return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def worker(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    url = redis_server.url(DB)
+    redis.Redis.from_url(url).flushdb()
+    app.conf.update(broker_url=url, result_backend=url)
+    log = tmp_path_factory.mktemp("celery") / "worker.log"
+    env = dict(os.environ, FASTMSGPACK_TEST_REDIS_URL=url, PYTHONPATH=str(TESTS))
+    command = [
+        sys.executable, "-m", "celery", "-A", "_celery_app", "worker", "--pool=prefork",
+        "--concurrency=2", "--loglevel=INFO", "--without-gossip", "--without-mingle",
+        "--without-heartbeat", "--hostname=fastmsgpack-test@%h",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            command, cwd=TESTS, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    w = Worker(proc, log, url)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while " ready." not in w.log_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(
+                    f"the Celery worker did not start (exit status {proc.poll()}); its log:\n"
+                    + w.log_text(),
+                    pytrace=False,
+                )
+            time.sleep(0.1)
+        yield w
+    finally:
+        # A warm shutdown, then whatever is left of the process group.
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_registered_through_the_entry_point() -> None:
+    # kombu.serialization read the entry point when it was imported: nothing registered it here.
+    assert registry.name_to_type["fastmsgpack"] == "application/x-fastmsgpack"
+    assert registry.type_to_name["application/x-fastmsgpack"] == "fastmsgpack"
+    # kombu's own msgpack serializer keeps its content type and its decoder.
+    assert registry.name_to_type["msgpack"] == "application/x-msgpack"
+    when = datetime.datetime(2024, 5, 17, 12, 30, 45, 123456, tzinfo=datetime.timezone.utc)
+    content_type, encoding, body = kombu_dumps({"at": when}, "fastmsgpack")
+    assert (content_type, encoding) == ("application/x-fastmsgpack", "binary")
+    assert body == fastmsgpack.packb({"at": when}, option=fastmsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    assert body[4:6] == b"\xd7\xff"  # the 64-bit timestamp extension
+    back = kombu_loads(body, content_type, encoding, accept={content_type})
+    assert back == {"at": when}
+
+
+def test_rich_types_travel_as_documented() -> None:
+    value = {
+        "uuid": uuid.UUID(int=1),
+        "price": decimal.Decimal("9.99"),
+        "naive": datetime.datetime(2024, 5, 17, 12, 30),
+        "day": datetime.date(2024, 5, 17),
+        "tuple": (1, 2),
+        "keys": {1: "one", (2, 3): "pair"},
+        "paris": datetime.datetime(2024, 5, 17, 14, 30, tzinfo=ZoneInfo("Europe/Paris")),
+    }
+    back = fm_kombu.loads(fm_kombu.dumps(value))
+    assert back == {
+        "uuid": "00000000-0000-0000-0000-000000000001",
+        "price": "9.99",
+        "naive": "2024-05-17T12:30:00",
+        "day": "2024-05-17",
+        "tuple": [1, 2],
+        "keys": {1: "one", (2, 3): "pair"},
+        "paris": datetime.datetime(2024, 5, 17, 12, 30, tzinfo=datetime.timezone.utc),
+    }
+    with pytest.raises(EncodeError):
+        kombu_dumps({"no": complex(1, 2)}, "fastmsgpack")
+    with pytest.raises(DecodeError):
+        kombu_loads(
+            b"\xc1", "application/x-fastmsgpack", "binary", accept={"application/x-fastmsgpack"}
+        )
+
+
+def test_register_by_hand_is_idempotent() -> None:
+    fm_kombu.register()
+    fm_kombu.register()
+    assert registry.name_to_type["fastmsgpack"] == fm_kombu.CONTENT_TYPE
+
+
+def test_worker_runs_tasks_with_datetimes_bytes_and_1mb_payloads(worker: Worker) -> None:
+    # Two prefork child processes, as asked for.
+    assert len(psutil.Process(worker.proc.pid).children()) == 2
+    when = datetime.datetime(2024, 5, 17, 14, 30, 1, 250000, tzinfo=ZoneInfo("Europe/Paris"))
+    blob = os.urandom(1 << 20)
+    items = [{"id": i, "at": when, "name": f"stop {i}", "score": i / 7} for i in range(20_000)]
+    assert len(fastmsgpack.packb(items, option=fm_kombu.OPTIONS)) > 1_000_000
+    result = describe.delay(when, blob, items=items)
+    got = result.get(timeout=TIMEOUT)
+    assert worker.content_type_of(result.id) == "application/x-fastmsgpack"
+    assert got["pid"] != os.getpid()
+    # In the worker the datetime was a datetime (in UTC), the bytes were bytes.
+    assert got["when_type"] == "datetime"
+    assert got["when_offset"] == 0.0
+    assert got["blob_type"] == "bytes"
+    assert (got["blob_len"], got["blob_sha256"]) == (len(blob), hashlib.sha256(blob).hexdigest())
+    assert got["item_types"] == ["dict"]
+    assert got["n_items"] == len(items)
+    # And the result came back through the result backend with the same types.
+    assert got["day_after"] == when + datetime.timedelta(days=1)
+    assert got["day_after"].tzinfo is datetime.timezone.utc
+    assert got["blob_reversed"] == blob[::-1]
+    # A 1 MB echo: the list of 20,000 maps with datetimes goes there and back unchanged.
+    back = echo.delay(items).get(timeout=TIMEOUT)
+    assert back == items
+    assert back[-1]["at"] == when
+
+
+def test_worker_consumes_kombu_msgpack_messages(worker: Worker) -> None:
+    value = {"text": "é", "blob": b"\x00\xff", "n": [1, -2, 3.5, None, True]}
+    result = echo.apply_async((value,), serializer="msgpack")
+    assert result.get(timeout=TIMEOUT) == value
+    assert worker.content_type_of(result.id) == "application/x-msgpack"
+
+
+def test_corrupted_message_takes_the_decode_error_path(worker: Worker) -> None:
+    before = echo.delay("before")
+    bad_id = str(uuid.uuid4())
+    with Connection(worker.url) as conn:  # type: ignore[no-untyped-call]
+        conn.Producer().publish(
+            b"\xc1 not MessagePack \xc1",
+            exchange="",
+            routing_key="celery",
+            content_type="application/x-fastmsgpack",
+            content_encoding="binary",
+            headers={"task": "fastmsgpack_test.echo", "id": bad_id, "lang": "py"},
+        )
+    after = [echo.delay(i) for i in range(5)]
+    assert before.get(timeout=TIMEOUT) == "before"
+    assert [r.get(timeout=TIMEOUT) for r in after] == list(range(5))
+    log = worker.log_text()
+    # Celery's consumer logged the decode error, naming the message, and acknowledged it.
+    assert re.search(r"Can't decode message body: DecodeError\(.*MsgpackDecodeError", log), log
+    assert bad_id in log
+    assert worker.proc.poll() is None
+    client = redis.Redis.from_url(worker.url)
+    deadline = time.monotonic() + 5
+    while client.llen("celery") or client.hlen("unacked"):
+        assert time.monotonic() < deadline, "messages left on the queue or unacknowledged"
+        time.sleep(0.05)
+    # Nothing ran for the bad message.
+    assert app.AsyncResult(bad_id).state == "PENDING"
