@@ -7,6 +7,7 @@ earlier one defined), in a fresh temporary working directory. A line ending in
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import types
@@ -59,9 +60,16 @@ def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
     module = types.ModuleType(f"doc_example_{page.stem}")
     monkeypatch.setitem(sys.modules, module.__name__, module)
     module.__dict__["__raises_named"] = raises_named
-    for line, source in blocks(page):
-        code = compile(with_raises(source), f"{page.relative_to(ROOT)}:{line}", "exec")
-        exec(code, module.__dict__)  # noqa: S102 (the docs' own examples, from the repository)
+    # An example may change os.environ behind its back (a Dask cluster's workers set
+    # MALLOC_TRIM_THRESHOLD_ in their parent): later tests' subprocesses must not inherit that.
+    saved_environ = dict(os.environ)
+    try:
+        for line, source in blocks(page):
+            code = compile(with_raises(source), f"{page.relative_to(ROOT)}:{line}", "exec")
+            exec(code, module.__dict__)  # noqa: S102 (the docs' own examples, from the repository)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environ)
 
 
 def run(source: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import _dask_counting
@@ -22,8 +23,26 @@ from fastmsgpack.integrations import dask as fm_dask
 SERIALIZERS = ["fastmsgpack", "dask", "pickle"]
 
 
+@contextmanager
+def environment_kept() -> Iterator[None]:
+    """Give os.environ back as it was: a Nanny starting worker processes sets its
+    pre-spawn-environ (MALLOC_TRIM_THRESHOLD_, PYTHONHASHSEED) in the parent's own os.environ,
+    where every later subprocess of the test run would inherit it."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
+    with environment_kept():
+        yield from _client()
+
+
+def _client() -> Iterator[Client]:
     try:
         cluster = LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=2,
