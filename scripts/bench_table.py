@@ -50,6 +50,7 @@ FAMILY_TITLES = {
     "streams-unpack": "Objects from streams: Unpacker fed 64 KiB at a time or reading a file,"
     " and unpack(fp)",
     "compat": "fastmsgpack.compat and msgpack-python, the same calls on the four JSON documents",
+    "dask": "Dask serialize/deserialize: route snapshot (100k) and 1M float64, by family",
 }
 ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 
