@@ -1,0 +1,129 @@
+"""Celery round trips with the ``fastmsgpack`` serializer (fastmsgpack.integrations.kombu)
+against kombu's ``msgpack`` and ``json`` serializers: a task that returns its argument, sent,
+run by a real worker (prefork pool, 2 processes) and its result read back, with a Redis server
+on the same machine as broker and result backend, so that encoding and decoding show.
+
+Payloads of about 1 KB and 100 KB: records of an id, a name, a float and an aware datetime.
+kombu's ``json`` carries datetimes itself (as tagged ISO strings); kombu's ``msgpack`` cannot,
+so for it the datetimes are ISO strings already, as a user of it has to send them. Groups are
+``celery-roundtrip-1kb`` and ``celery-roundtrip-100kb``; one worker per serializer, whose results
+use the same serializer. Each round trip must give back the payload before it is timed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from _celery_bench_app import SERIALIZERS, make_app
+from kombu import serialization
+
+# kombu's functions carry no annotations.
+kombu_dumps: Callable[[Any, str], tuple[str, str, bytes]] = serialization.dumps
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from _servers import RedisServer, redis_server  # type: ignore[import-not-found]
+
+BENCH_DIR = Path(__file__).resolve().parent
+SIZES = {"1kb": 13, "100kb": 1300}  # records per payload
+START = datetime.datetime(2024, 5, 17, 6, 0, tzinfo=datetime.timezone.utc)
+
+
+def payload(records: int, serializer: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [
+        {
+            "id": 100_000 + i,
+            "name": f"stop {i:05d} Centraal",
+            "load": i * 0.25,
+            "eta": START + datetime.timedelta(seconds=37 * i),
+            "done": i % 3 == 0,
+        }
+        for i in range(records)
+    ]
+    if serializer == "msgpack":
+        for record in out:
+            record["eta"] = record["eta"].isoformat()
+    return out
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server: RedisServer
+    with redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url(0)
+
+
+def start_worker(url: str, serializer: str, log: Path) -> subprocess.Popen[bytes]:
+    env = dict(
+        os.environ,
+        FASTMSGPACK_BENCH_REDIS_URL=url,
+        FASTMSGPACK_BENCH_SERIALIZER=serializer,
+        PYTHONPATH=str(BENCH_DIR),
+    )
+    command = [
+        sys.executable, "-m", "celery", "-A", "_celery_bench_app", "worker", "--pool=prefork",
+        "--concurrency=2", "--loglevel=WARNING", "--without-gossip", "--without-mingle",
+        "--without-heartbeat", f"--hostname=bench-{serializer}@%h",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            command, cwd=BENCH_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=SERIALIZERS)
+def worker(
+    request: pytest.FixtureRequest, redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Any]]:
+    serializer: str = request.param
+    redis.Redis.from_url(redis_url).flushdb()
+    _app, echo = make_app(serializer, redis_url)
+    log = tmp_path_factory.mktemp("celery") / f"worker-{serializer}.log"
+    proc = start_worker(redis_url, serializer, log)
+    try:
+        # Ready when a task makes the round trip.
+        probe = echo.delay("ready")
+        deadline = time.monotonic() + 60
+        while not probe.ready():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(
+                    f"the Celery worker ({serializer}) did not start; its log:\n"
+                    + log.read_text(errors="replace"),
+                    pytrace=False,
+                )
+            time.sleep(0.1)
+        assert probe.get() == "ready"
+        yield serializer, echo
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_celery_round_trip(benchmark: Any, worker: tuple[str, Any], size: str) -> None:
+    serializer, echo = worker
+    benchmark.group = f"celery-roundtrip-{size}"
+    benchmark.extra_info["library"] = serializer
+    value = payload(SIZES[size], serializer)
+    benchmark.extra_info["bytes"] = len(kombu_dumps(value, serializer)[2])
+
+    def round_trip() -> Any:
+        return echo.delay(value).get(timeout=30)
+
+    assert round_trip() == value, f"{serializer}: the round trip changed the payload"
+    benchmark(round_trip)
