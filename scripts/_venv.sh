@@ -13,6 +13,10 @@
 #   build_release DIR            build the extension in release mode into the venv DIR
 #   pyenv_pythons                print "3.X PATH" for the newest CPython 3.10-3.13 patch release
 #                                of each minor that pyenv has installed
+#   ensure_redis_server          make sure redis-server is on PATH (the integration tests and the
+#                                Celery benchmark start their own): installed from the
+#                                distribution when missing and possible (root with apt-get),
+#                                else an error message and a non-zero status
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -111,4 +115,16 @@ pyenv_pythons() {
             printf '3.%s %s\n' "$minor" "$root/versions/$best/bin/python3"
         fi
     done
+}
+
+ensure_redis_server() {
+    command -v redis-server >/dev/null && return 0
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        log "Installing redis-server (the integration tests and the Celery benchmark start one)"
+        apt-get update -qq || return 1
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null || return 1
+        command -v redis-server >/dev/null && return 0
+    fi
+    printf 'error: redis-server not found on PATH and cannot be installed here (not root, or no apt-get); install it (Debian or Ubuntu: apt-get install redis-server)\n' >&2
+    return 1
 }
