@@ -41,6 +41,12 @@ impl Scanner {
             if r.pos >= data.len() {
                 return Ok(Scan::Incomplete);
             }
+            // A container too deep is refused from its marker, before its header is whole.
+            if token::is_container_marker(data[r.pos])
+                && self.open.len() >= MAX_DECODE_DEPTH as usize
+            {
+                return Err(DeError::input(Kind::TooDeep, self.pos));
+            }
             let children = match token::next(&mut r, "value") {
                 Ok(Token::Array(n)) => Some(n as u64),
                 Ok(Token::Map(n)) => Some(2 * n as u64),
@@ -48,11 +54,6 @@ impl Scanner {
                 Err(err) if err.is_truncated() => return Ok(Scan::Incomplete),
                 Err(err) => return Err(err),
             };
-            // Every container counts towards the depth limit, an empty one too, as in the
-            // decoder.
-            if children.is_some() && self.open.len() >= MAX_DECODE_DEPTH as usize {
-                return Err(DeError::input(Kind::TooDeep, self.pos));
-            }
             let children = children.unwrap_or(0);
             if children > 0 {
                 self.open.push(children);

@@ -172,6 +172,13 @@ pub fn singleton(r: &mut Reader<'_>) -> Option<Singleton> {
     Some(found)
 }
 
+/// Whether the byte starts an array or a map (known from the marker alone, before the rest of
+/// the header has arrived).
+#[inline(always)]
+pub fn is_container_marker(marker: u8) -> bool {
+    matches!(marker, 0x80..=0x9f | 0xdc..=0xdf)
+}
+
 /// Whether the item that starts at `pos` can only decode to an atomic object (one the garbage
 /// collector does not track): anything but an array, a map or an ext (which a hook may turn
 /// into any object).
