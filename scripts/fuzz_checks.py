@@ -1001,9 +1001,11 @@ def like_msgpack(ours: Any, peer: Any, *, in_key: bool = False) -> bool:
                 expected = np.frombuffer(data, dtype=dtype)[0]
         except (KeyError, TypeError, ValueError, UnicodeDecodeError):
             return False
+        # A numpy scalar is always in the machine's byte order: compare with what numpy itself
+        # gives for one item of that type (for an array, the type itself).
         return (
             isinstance(ours, np.ndarray if nd else np.generic)
-            and ours.dtype.str == dtype.str
+            and ours.dtype.str == expected.dtype.str
             and same(ours, expected)
         )
     if type(ours) is list and not in_key:
