@@ -38,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -318,15 +319,21 @@ def table(
     return header, body
 
 
+# The widest line of the plain-text output.
+WIDTH = 100
+
+
 def render(header: list[str], body: list[list[str]], markdown: bool) -> str:
     if markdown:
         lines = [header, ["---", *("---:" for _ in header[1:])], *body]
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    # Two spaces between columns, or one where two would not fit a 100-column terminal.
+    gap = "  " if sum(widths) + 2 * (len(widths) - 1) <= WIDTH else " "
     out = []
     for cells in [header, ["-" * w for w in widths], *body]:
         first = cells[0].ljust(widths[0])
-        out.append("  ".join([first, *(c.rjust(w) for c, w in zip(cells[1:], widths[1:]))]))
+        out.append(gap.join([first, *(c.rjust(w) for c, w in zip(cells[1:], widths[1:]))]))
     return "\n".join(line.rstrip() for line in out)
 
 
@@ -385,7 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         " - = not supported."
     )
     header, body = table(added, sizes)
-    print(legend)
+    print(legend if args.markdown else textwrap.fill(legend, WIDTH))
     print()
     print(render(header, body, markdown=args.markdown))
     if args.markdown_output is not None:
