@@ -9,7 +9,7 @@ mod numpy;
 mod reader;
 pub mod scan;
 pub mod skip;
-mod token;
+pub(crate) mod token;
 pub mod transcode;
 
 use pyo3::exceptions::PyTypeError;
