@@ -36,3 +36,12 @@ create_exception!(
     MsgpackDecodeError,
     "Unpacker: holding more would go over max_buffer_size. Subclass of MsgpackDecodeError."
 );
+
+create_exception!(
+    fastmsgpack,
+    ValidationError,
+    MsgpackDecodeError,
+    "unpackb(data, type=T): the input is MessagePack, but a value does not fit T (the message \
+     names the expected type, what was found and where, as a path such as $.stops[3].at). \
+     Subclass of MsgpackDecodeError."
+);

@@ -85,37 +85,49 @@ fn parse_pack_option(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<
     })
 }
 
-/// Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview.
+/// Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview; with
+/// `type`, into that type (checked as it is read).
 #[pyfunction]
-#[pyo3(signature = (data, /, *, ext_hook=None, option=None))]
+#[pyo3(signature = (data, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None))]
 fn unpackb<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     ext_hook: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
+    r#type: Option<&Bound<'py, PyAny>>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpackb")?;
-    de::unpackb(py, data, ext_hook, opts, "unpackb() argument")
+    match r#type {
+        Some(tp) if !tp.is_none() => {
+            let dec_hook = dec_hook.filter(|h| !h.is_none());
+            de::unpackb_typed(py, data, ext_hook, opts, "unpackb() argument", tp, dec_hook)
+        }
+        _ => de::unpackb(py, data, ext_hook, opts, "unpackb() argument"),
+    }
 }
 
 /// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
 #[pyfunction]
-#[pyo3(signature = (fp, /, *, ext_hook=None, option=None))]
+#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None))]
 fn unpack<'py>(
     py: Python<'py>,
     fp: &Bound<'py, PyAny>,
     ext_hook: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
+    r#type: Option<&Bound<'py, PyAny>>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
     let data = fp.call_method0("read")?;
-    de::unpackb(
-        py,
-        &data,
-        ext_hook,
-        opts,
-        "what unpack()'s fp.read() returns",
-    )
+    let what = "what unpack()'s fp.read() returns";
+    match r#type {
+        Some(tp) if !tp.is_none() => {
+            let dec_hook = dec_hook.filter(|h| !h.is_none());
+            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook)
+        }
+        _ => de::unpackb(py, &data, ext_hook, opts, what),
+    }
 }
 
 /// Serializes `obj` as JSON, with the type rules and options of `packb`.
@@ -180,6 +192,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
+    m.add("ValidationError", py.get_type::<exc::ValidationError>())?;
+    m.add_class::<de::typed::plan::TypePlan>()?;
+    m.add_function(wrap_pyfunction!(de::typed::plan::_compile_plan, m)?)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;

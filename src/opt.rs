@@ -26,6 +26,8 @@ pub const JSON_COMPAT: Opt = 1 << 17;
 pub const INDENT_2: Opt = 1 << 18;
 pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
+/// `unpackb(type=...)`: a map key that no field of a dataclass or TypedDict has is an error.
+pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -50,6 +52,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_INDENT_2", INDENT_2),
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
+    ("OPT_FORBID_UNKNOWN_FIELDS", FORBID_UNKNOWN_FIELDS),
 ];
 
 /// The options `packb` accepts.
@@ -83,7 +86,8 @@ pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
 pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE;
 
 /// The options `unpackb` accepts.
-pub const UNPACKB_MASK: Opt = NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW;
+pub const UNPACKB_MASK: Opt =
+    NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS;
 
 /// Why an `option` argument was refused.
 pub enum OptError {

@@ -19,6 +19,8 @@ use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::de::scan::{Scan, Scanner};
+use crate::de::typed::plan::TypePlan;
+use crate::de::typed::Typed;
 use crate::de::{self, Setup};
 use crate::exc::{BufferFull, MsgpackDecodeError, OutOfData};
 use crate::opt::{self, Opt};
@@ -40,6 +42,9 @@ pub struct Unpacker {
     max_buffer_size: usize,
     opts: Opt,
     ext_hook: Option<Py<PyAny>>,
+    /// `type=`: each object is decoded into it, by this plan, with `dec_hook`.
+    plan: Option<Py<TypePlan>>,
+    dec_hook: Option<Py<PyAny>>,
     /// The message of the malformed-input error that stopped the stream.
     broken: Option<String>,
 }
@@ -148,6 +153,9 @@ impl Unpacker {
 
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if self.plan.is_some() {
+            return self.next_typed(py);
+        }
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
         // Most objects of a stream are whole in the buffer: decoded straight away, each byte is
@@ -177,6 +185,43 @@ impl Unpacker {
             .map(Some)
             .map_err(|err| err.shifted(offset).into_pyerr())
     }
+
+    /// [`Unpacker::next_object`] with `type=`: the same two ways, through the typed decoder.
+    fn next_typed<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
+        let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
+        let plan = self.plan.as_ref().map(|p| p.bind(py).clone());
+        let Some(plan) = plan else {
+            return Ok(None);
+        };
+        let typed = Typed::with_plan(py, plan, dec_hook.as_ref(), self.opts, hook.as_ref(), None)?;
+        // Hooks would run again for an object decoded twice: with one, the scanner goes first.
+        if hook.is_none()
+            && dec_hook.is_none()
+            && self.scanner.is_idle()
+            && self.broken.is_none()
+            && self.held() > 0
+        {
+            if let Ok((obj, len)) = typed.decode_at(py, &self.buf[self.head..], &setup, false) {
+                let extent = Extent {
+                    start: self.head,
+                    end: self.head + len,
+                };
+                self.consume(&extent);
+                return Ok(Some(obj));
+            }
+        }
+        let Some(extent) = self.next_extent(py)? else {
+            return Ok(None);
+        };
+        let offset = self.consumed;
+        let result = typed.decode_at(py, &self.buf[extent.start..extent.end], &setup, true);
+        self.consume(&extent);
+        result
+            .map(|(obj, _)| Some(obj))
+            .map_err(|err| err.shifted(offset).into_pyerr())
+    }
 }
 
 #[cold]
@@ -191,13 +236,17 @@ impl Unpacker {
     #[new]
     // max_buffer_size: 100 MiB.
     #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
-                        max_buffer_size=104857600))]
+                        max_buffer_size=104857600, r#type=None, dec_hook=None))]
+    #[allow(clippy::too_many_arguments)]
     fn py_new(
+        py: Python<'_>,
         file_like: Option<Bound<'_, PyAny>>,
         ext_hook: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
         read_size: usize,
         max_buffer_size: usize,
+        r#type: Option<Bound<'_, PyAny>>,
+        dec_hook: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Unpacker> {
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
         if read_size == 0 || max_buffer_size == 0 {
@@ -218,7 +267,19 @@ impl Unpacker {
                 return Err(PyTypeError::new_err("ext_hook must be callable"));
             }
         }
+        let dec_hook = dec_hook.filter(|h| !h.is_none());
+        // The plan is worked out now, so that an unsupported type fails here, not mid-stream.
+        let plan = match r#type.filter(|t| !t.is_none()) {
+            Some(tp) => {
+                let plan = Typed::plan(py, &tp)?;
+                Typed::with_plan(py, plan.clone(), dec_hook.as_ref(), opts, None, None)?;
+                Some(plan.unbind())
+            }
+            None => None,
+        };
         Ok(Unpacker {
+            plan,
+            dec_hook: dec_hook.map(Bound::unbind),
             buf: Vec::new(),
             head: 0,
             scanner: Scanner::default(),
@@ -279,12 +340,16 @@ impl Unpacker {
     // collector must see them to free such cycles.
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.file)?;
-        visit.call(&self.ext_hook)
+        visit.call(&self.ext_hook)?;
+        visit.call(&self.plan)?;
+        visit.call(&self.dec_hook)
     }
 
     fn __clear__(&mut self) {
         self.file = None;
         self.ext_hook = None;
+        self.plan = None;
+        self.dec_hook = None;
     }
 
     /// The item count of the array header next in the stream (`fastmsgpack.compat`).

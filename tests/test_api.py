@@ -17,15 +17,23 @@ from fastmsgpack import MsgpackDecodeError, MsgpackEncodeError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-# Every option but the two JSON layout options is valid for packb; unpackb takes only the three
-# below.
+# Every option but the JSON layout options and the one typed-decoding option is valid for packb;
+# unpackb takes only the four below.
 JSON_ONLY_OPTION_NAMES = {"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}
+UNPACK_ONLY_OPTION_NAMES = {"OPT_FORBID_UNKNOWN_FIELDS"}
 PACK_OPTIONS = {
     name: getattr(fastmsgpack, name)
     for name in fastmsgpack.__all__
-    if name.startswith("OPT_") and name not in JSON_ONLY_OPTION_NAMES
+    if name.startswith("OPT_")
+    and name not in JSON_ONLY_OPTION_NAMES
+    and name not in UNPACK_ONLY_OPTION_NAMES
 }
-UNPACK_OPTION_NAMES = {"OPT_NON_STR_KEYS", "OPT_DATETIME_AS_TIMESTAMP_EXT", "OPT_NUMPY_RAW"}
+UNPACK_OPTION_NAMES = {
+    "OPT_NON_STR_KEYS",
+    "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_NUMPY_RAW",
+    "OPT_FORBID_UNKNOWN_FIELDS",
+}
 PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k not in UNPACK_OPTION_NAMES}
 ALL_BITS = sum(getattr(fastmsgpack, n) for n in fastmsgpack.__all__ if n.startswith("OPT_"))
 UNKNOWN_LOW_BIT = next(1 << n for n in range(64) if not ALL_BITS & (1 << n))
@@ -56,7 +64,15 @@ def test_unpackb_signature() -> None:
         ("data", P.POSITIONAL_ONLY, P.empty),
         ("ext_hook", P.KEYWORD_ONLY, None),
         ("option", P.KEYWORD_ONLY, None),
+        ("type", P.KEYWORD_ONLY, None),
+        ("dec_hook", P.KEYWORD_ONLY, None),
     ]
+
+
+def test_unpack_only_options_are_refused_by_packb() -> None:
+    for name in UNPACK_ONLY_OPTION_NAMES:
+        with pytest.raises(MsgpackEncodeError, match=name):
+            fastmsgpack.packb(1, option=getattr(fastmsgpack, name))
 
 
 def test_packb_argument_passing() -> None:
@@ -79,11 +95,11 @@ def test_unpackb_argument_passing() -> None:
     assert fastmsgpack.unpackb(b"\x01", ext_hook=None, option=None) == 1
     assert fastmsgpack.unpackb(b"\x01", option=0) == 1
     calls: list[Callable[[], object]] = [
-        lambda: fastmsgpack.unpackb(data=b"\x01"),  # type: ignore[call-arg]
-        lambda: fastmsgpack.unpackb(b"\x01", None),  # type: ignore[call-arg]
-        lambda: fastmsgpack.unpackb(b"\x01", None, None),  # type: ignore[call-arg]
-        lambda: fastmsgpack.unpackb(),  # type: ignore[call-arg]
-        lambda: fastmsgpack.unpackb(b"\x01", unknown=1),  # type: ignore[call-arg]
+        lambda: fastmsgpack.unpackb(data=b"\x01"),  # type: ignore[call-overload]
+        lambda: fastmsgpack.unpackb(b"\x01", None),  # type: ignore[call-overload]
+        lambda: fastmsgpack.unpackb(b"\x01", None, None),  # type: ignore[call-overload]
+        lambda: fastmsgpack.unpackb(),  # type: ignore[call-overload]
+        lambda: fastmsgpack.unpackb(b"\x01", unknown=1),  # type: ignore[call-overload]
     ]
     for call in calls:
         with pytest.raises(TypeError):

@@ -305,7 +305,7 @@ def test_unpack_reads_one_object_from_a_file(tmp_path: Path) -> None:
     with pytest.raises(MsgpackDecodeError, match="trailing"):
         fastmsgpack.unpack(io.BytesIO(STREAM))
     with pytest.raises(TypeError, match="fp.read\\(\\) returns must be bytes"):
-        fastmsgpack.unpack(io.StringIO("text"))  # type: ignore[arg-type]
+        fastmsgpack.unpack(io.StringIO("text"))  # type: ignore[call-overload]
     assert (
         fastmsgpack.unpack(
             io.BytesIO(b"\xd6\xff\x00\x00\x00\x01"),

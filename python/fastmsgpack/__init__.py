@@ -3,6 +3,7 @@
 from fastmsgpack._fastmsgpack import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_FORBID_UNKNOWN_FIELDS,
     OPT_INDENT_2,
     OPT_JSON_COMPAT,
     OPT_NAIVE_UTC,
@@ -30,6 +31,7 @@ from fastmsgpack._fastmsgpack import (
     OutOfData,
     Packer,
     Unpacker,
+    ValidationError,
     __version__,
     pack,
     packb,
@@ -40,6 +42,7 @@ from fastmsgpack._fastmsgpack import (
 __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
     "OPT_JSON_COMPAT",
     "OPT_NAIVE_UTC",
@@ -67,6 +70,7 @@ __all__ = [
     "OutOfData",
     "Packer",
     "Unpacker",
+    "ValidationError",
     "__version__",
     "pack",
     "packb",

@@ -1,5 +1,5 @@
 from collections.abc import Callable
-from typing import Any, Protocol, final
+from typing import Any, Protocol, TypeVar, final, overload
 
 from _typeshed import SupportsWrite
 from typing_extensions import Buffer
@@ -7,6 +7,7 @@ from typing_extensions import Buffer
 __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
     "OPT_JSON_COMPAT",
     "OPT_NAIVE_UTC",
@@ -34,6 +35,7 @@ __all__ = [
     "OutOfData",
     "Packer",
     "Unpacker",
+    "ValidationError",
     "__version__",
     "pack",
     "packb",
@@ -45,6 +47,7 @@ __version__: str
 
 OPT_APPEND_NEWLINE: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
 OPT_JSON_COMPAT: int
 OPT_NAIVE_UTC: int
@@ -69,6 +72,9 @@ class MsgpackEncodeError(TypeError): ...
 class MsgpackDecodeError(ValueError): ...
 class OutOfData(MsgpackDecodeError): ...
 class BufferFull(MsgpackDecodeError): ...
+class ValidationError(MsgpackDecodeError): ...
+
+_T = TypeVar("_T")
 
 class _Readable(Protocol):
     def read(self, size: int = ..., /) -> Buffer: ...
@@ -111,19 +117,45 @@ class Packer:
     def pack(self, obj: Any, /) -> bytes: ...
     def pack_into(self, obj: Any, buffer: bytearray, /, offset: int = 0) -> None: ...
 
+@overload
 def unpackb(
     data: Buffer,
     /,
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
+    type: type[_T],
+    dec_hook: Callable[[type, Any], Any] | None = None,
+) -> _T: ...
+@overload
+def unpackb(
+    data: Buffer,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    option: int | None = None,
+    type: Any = None,
+    dec_hook: Callable[[type, Any], Any] | None = None,
 ) -> Any: ...
+@overload
 def unpack(
     fp: _Readable,
     /,
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
+    type: type[_T],
+    dec_hook: Callable[[type, Any], Any] | None = None,
+) -> _T: ...
+@overload
+def unpack(
+    fp: _Readable,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    option: int | None = None,
+    type: Any = None,
+    dec_hook: Callable[[type, Any], Any] | None = None,
 ) -> Any: ...
 
 @final
@@ -139,6 +171,8 @@ class Unpacker:
         option: int | None = None,
         read_size: int = 65536,
         max_buffer_size: int = 104857600,
+        type: Any = None,
+        dec_hook: Callable[[type, Any], Any] | None = None,
     ) -> Unpacker: ...
     def feed(self, data: Buffer, /) -> None: ...
     def unpack(self) -> Any: ...

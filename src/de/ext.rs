@@ -41,7 +41,7 @@ pub fn build(
 
 /// A timestamp extension (`OPT_DATETIME_AS_TIMESTAMP_EXT`) as an aware UTC datetime; nanoseconds
 /// are truncated to microseconds.
-fn timestamp(known: &Known, data: &[u8], start: usize) -> Result<Owned, DeError> {
+pub(super) fn timestamp(known: &Known, data: &[u8], start: usize) -> Result<Owned, DeError> {
     let (secs, nanos) = match *data {
         [a, b, c, d] => (u32::from_be_bytes([a, b, c, d]) as i64, 0),
         [a, b, c, d, e, f, g, h] => {

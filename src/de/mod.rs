@@ -11,6 +11,7 @@ pub mod scan;
 pub mod skip;
 pub(crate) mod token;
 pub mod transcode;
+pub mod typed;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -44,6 +45,27 @@ pub fn unpackb<'py>(
         .then(|| data.as_ptr());
     let setup = Setup::new(py, opts, ext_hook, source)?;
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
+}
+
+/// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
+/// fastmsgpack cannot build itself.
+pub fn unpackb_typed<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    what: &str,
+    tp: &Bound<'py, PyAny>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let source = data
+        .is_exact_instance_of::<PyBytes>()
+        .then(|| data.as_ptr());
+    let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
+    let mut holder = None;
+    let input = input_of(py, data, &mut holder, what)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?;
+    Ok(typed.decode(py, input, &setup, true)?.0)
 }
 
 /// What a decoder needs besides its input, looked up once per call: the options, the hook, and

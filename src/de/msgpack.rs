@@ -68,11 +68,17 @@ impl<'a> Decoder<'a> {
     /// Decodes the object that starts at `offset` (errors give offsets in the whole input), and
     /// returns it with where it ends.
     pub fn decode_at(&mut self, offset: usize) -> DeResult<(Owned, usize)> {
+        self.decode_nested(offset, 0)
+    }
+
+    /// [`Decoder::decode_at`] for an object nested `depth` containers deep (a typed decode's
+    /// `Any` field), so that the nesting limit counts the containers around it.
+    pub fn decode_nested(&mut self, offset: usize, depth: u32) -> DeResult<(Owned, usize)> {
         if offset >= self.r.data.len() {
             return Err(DeError::input(Kind::Empty, offset));
         }
         self.r.pos = offset;
-        let value = self.value(0)?;
+        let value = self.value(depth)?;
         Ok((value, self.r.pos))
     }
 

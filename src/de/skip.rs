@@ -58,6 +58,39 @@ pub fn check_one(data: &[u8]) -> DeResult<()> {
     }
 }
 
+/// Reads past the one object that starts at the reader's position, checking it as
+/// [`check_one`] does (what follows it is left alone). `depth` is the nesting of that object.
+pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> DeResult<()> {
+    let mut open: Vec<u64> = Vec::new();
+    loop {
+        let start = r.pos;
+        let children = item(r, start)?;
+        if children.is_some() && open.len() as u32 + depth >= MAX_DECODE_DEPTH {
+            return Err(DeError::input(Kind::TooDeep, start));
+        }
+        let children = children.unwrap_or(0);
+        if children > 0 {
+            if children > r.remaining() as u64 {
+                return Err(r.truncated("container", children, start));
+            }
+            open.push(children);
+            continue;
+        }
+        loop {
+            match open.last_mut() {
+                None => return Ok(()),
+                Some(left) => {
+                    *left -= 1;
+                    if *left > 0 {
+                        break;
+                    }
+                    open.pop();
+                }
+            }
+        }
+    }
+}
+
 /// Reads the item that starts at `start` (a scalar whole, a container's header only) and
 /// returns, for a container, how many items it holds.
 #[inline(always)]

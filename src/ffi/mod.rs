@@ -17,6 +17,7 @@ mod numpy;
 mod owned;
 mod scalars;
 mod text;
+mod typed;
 mod types;
 mod writer;
 
@@ -35,6 +36,7 @@ pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use scalars::*;
 pub use text::*;
+pub use typed::*;
 pub use types::*;
 pub use writer::{scratch, BytesWriter, SCRATCH_LEN};
 

@@ -1,0 +1,845 @@
+//! MessagePack to the objects a plan names, in one pass: each item is checked against its node
+//! as it is read, and only the types of the plan are ever made. `Any` subtrees, pydantic models
+//! and `dec_hook` types are decoded by the untyped decoder first.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::Python;
+
+use super::error::{Step, TError, TResult};
+use super::plan::{Class, Field, Missing, Named, Node};
+use super::text;
+use super::Handles;
+use crate::de::error::{DeError, Kind};
+use crate::de::keycache::{KeyCache, MAX_KEY_LEN};
+use crate::de::reader::Reader;
+use crate::de::token::{self, Token};
+use crate::de::{ext, skip, Setup};
+use crate::ffi::{self, Known, Obj, Owned};
+use crate::limits::MAX_DECODE_DEPTH;
+
+/// Fields kept on the stack while a class is read; a class with more uses the heap.
+const STACK_FIELDS: usize = 16;
+
+pub struct TypedDecoder<'a> {
+    pub py: Python<'a>,
+    pub r: Reader<'a>,
+    pub nodes: &'a [Named],
+    pub setup: &'a Setup,
+    /// The setup for numpy nodes (`OPT_NUMPY_RAW` added), when the plan has any.
+    pub numpy_setup: Option<&'a Setup>,
+    pub keys: Option<&'a mut KeyCache>,
+    pub known: &'static Known,
+    pub handles: &'static Handles,
+    pub dec_hook: Option<Obj>,
+    /// `OPT_FORBID_UNKNOWN_FIELDS`: a key no field has is an error instead of skipped.
+    pub forbid_unknown: bool,
+}
+
+#[inline(always)]
+fn made(obj: Option<Owned>) -> TResult<Owned> {
+    obj.ok_or_else(|| TError::from(ffi::fetch_error()))
+}
+
+/// Whether Python code that checks a value (a validator, `__post_init__`, `dec_hook`, a
+/// constructor) refused it, as opposed to failing some other way.
+fn is_refusal(py: Python<'_>, err: &pyo3::PyErr) -> bool {
+    err.is_instance_of::<PyValueError>(py) || err.is_instance_of::<PyTypeError>(py)
+}
+
+#[cold]
+fn field_step(f: &Field) -> Step {
+    Step::Field(String::from_utf8_lossy(&f.bytes).into())
+}
+
+impl<'a> TypedDecoder<'a> {
+    #[cold]
+    fn mismatch(&self, node: usize, token: &Token<'_>, start: usize) -> TError {
+        let found = match token {
+            Token::Str(bytes) if bytes.len() <= 64 => {
+                format!("str {:?}", String::from_utf8_lossy(bytes))
+            }
+            Token::Int(v) => format!("int {v}"),
+            Token::UInt(v) => format!("int {v}"),
+            Token::Bool(v) => format!("bool {}", if *v { "true" } else { "false" }),
+            Token::Array(n) => format!("array of {n} items"),
+            Token::Map(n) => format!("map of {n} entries"),
+            Token::Ext(tag, _) => format!("ext type {tag}"),
+            other => other.type_name().to_owned(),
+        };
+        TError::invalid(
+            format!("expected {}, found {found}", self.nodes[node].name),
+            start,
+        )
+    }
+
+    #[cold]
+    fn refused(&self, node: usize, what: &str, start: usize, cause: pyo3::PyErr) -> TError {
+        TError::invalid_from(
+            format!("expected {}, found {what}", self.nodes[node].name),
+            start,
+            cause,
+        )
+    }
+
+    /// The object at the reader's position, untyped, as `setup` decodes it.
+    fn untyped(&mut self, setup: &Setup, depth: u32) -> TResult<Owned> {
+        let mut decoder = setup.decoder(self.py, self.r.data, self.keys.as_deref_mut());
+        let (value, end) = decoder.decode_nested(self.r.pos, depth)?;
+        self.r.pos = end;
+        Ok(value)
+    }
+
+    /// Checks a container's depth, and that `n` items of `min_size` bytes each fit in what is
+    /// left of the input, before anything is allocated for it.
+    #[inline(always)]
+    fn container(&self, n: usize, min_size: usize, depth: u32, start: usize) -> TResult<()> {
+        if depth >= MAX_DECODE_DEPTH {
+            return Err(DeError::input(Kind::TooDeep, start).into());
+        }
+        if n.saturating_mul(min_size) > self.r.remaining() {
+            let declared = (n as u64).saturating_mul(min_size as u64);
+            return Err(self.r.truncated("container", declared, start).into());
+        }
+        Ok(())
+    }
+
+    /// The object for `node` at the reader's position.
+    pub fn value(&mut self, node: usize, depth: u32) -> TResult<Owned> {
+        let nodes = self.nodes;
+        let start = self.r.pos;
+        // Nodes that look at the value whole, or try more than one reading.
+        match &nodes[node].node {
+            Node::Any => return self.untyped(self.setup, depth),
+            Node::Union(members) => return self.union(node, members, depth),
+            Node::Enum { cls, members } => {
+                return self.enumeration(node, cls.as_ptr(), members.as_ptr(), depth)
+            }
+            Node::Literal(table) => return self.literal(node, table.as_ptr(), depth),
+            Node::Model(cls) => return self.model(node, cls.as_ptr(), depth),
+            Node::Custom(cls) => return self.custom(node, cls.as_ptr(), depth),
+            Node::Numpy(cls) => return self.numpy(node, cls.as_ptr(), depth),
+            _ => {}
+        }
+        let token = token::next(&mut self.r, "value")?;
+        // SAFETY: every constructor below is called while attached (`self.py`).
+        unsafe {
+            match (&nodes[node].node, token) {
+                (Node::Int, Token::Int(v)) => made(ffi::new_i64(v)),
+                (Node::Int, Token::UInt(v)) => made(ffi::new_u64(v)),
+                (Node::Str, Token::Str(bytes)) => self.str(bytes, start),
+                (Node::Float, Token::F64(v)) => made(ffi::new_f64(v)),
+                (Node::Float, Token::F32(v)) => made(ffi::new_f64(v as f64)),
+                (Node::Float, Token::Int(v)) => made(ffi::new_f64(v as f64)),
+                (Node::Float, Token::UInt(v)) => made(ffi::new_f64(v as f64)),
+                (Node::Bool, Token::Bool(v)) => Ok(ffi::new_bool(v)),
+                (Node::None, Token::Nil) => Ok(ffi::new_singleton(ffi::none())),
+                (Node::Bytes, Token::Bin(bytes)) => made(ffi::new_bytes(bytes)),
+                (Node::ByteArray, Token::Bin(bytes)) => made(ffi::new_bytearray(bytes)),
+                (Node::DateTime, Token::Str(bytes)) => self.datetime(node, bytes, start),
+                (Node::DateTime, Token::Ext(-1, data)) => {
+                    Ok(ext::timestamp(self.known, data, start)?)
+                }
+                (Node::Date, Token::Str(bytes)) => self.date(node, bytes, start),
+                (Node::Time, Token::Str(bytes)) => self.time(node, bytes, start),
+                (Node::Uuid, Token::Str(bytes)) => match text::uuid(bytes) {
+                    Some(v) => self.uuid(v),
+                    None => Err(self.mismatch(node, &token, start)),
+                },
+                (Node::Uuid, Token::Bin(bytes)) if bytes.len() == 16 => {
+                    let mut raw = [0u8; 16];
+                    raw.copy_from_slice(bytes);
+                    self.uuid(u128::from_be_bytes(raw))
+                }
+                (Node::Decimal, Token::Str(_) | Token::Int(_) | Token::UInt(_))
+                | (Node::Decimal, Token::F64(_) | Token::F32(_)) => {
+                    self.decimal(node, token, start)
+                }
+                (Node::List(child), Token::Array(n)) => self.list(*child, n, depth, start),
+                (Node::VarTuple(child), Token::Array(n)) => self.tuple(child, n, depth, start),
+                (Node::Tuple(items), Token::Array(n)) => {
+                    self.fixed_tuple(node, items, n, depth, start)
+                }
+                (Node::Set(child), Token::Array(n)) => self.set(*child, n, false, depth, start),
+                (Node::FrozenSet(child), Token::Array(n)) => {
+                    self.set(*child, n, true, depth, start)
+                }
+                (Node::Dict(key, value), Token::Map(n)) => self.dict(*key, *value, n, depth, start),
+                (Node::Dataclass(class), Token::Map(n)) => {
+                    self.dataclass(node, class, n, depth, start)
+                }
+                (Node::TypedDict(class), Token::Map(n)) => {
+                    self.typed_dict(node, class, n, depth, start)
+                }
+                (Node::NamedTuple(class), Token::Array(n)) => {
+                    self.named_tuple(node, class, n, depth, start)
+                }
+                (_, token) => Err(self.mismatch(node, &token, start)),
+            }
+        }
+    }
+
+    fn str(&mut self, bytes: &[u8], start: usize) -> TResult<Owned> {
+        if bytes.is_ascii() {
+            // SAFETY: ASCII, and attached.
+            return made(unsafe { ffi::new_ascii_str(bytes) });
+        }
+        if simdutf8::basic::from_utf8(bytes).is_err() {
+            return Err(DeError::input(Kind::InvalidUtf8, start).into());
+        }
+        // SAFETY: valid UTF-8, and attached.
+        made(unsafe { ffi::new_non_ascii_str(bytes) })
+    }
+
+    fn list(&mut self, child: usize, n: usize, depth: u32, start: usize) -> TResult<Owned> {
+        self.container(n, 1, depth, start)?;
+        // SAFETY: attached; each slot `i < n` is filled once.
+        unsafe {
+            let list = made(ffi::new_list(n))?;
+            for i in 0..n {
+                let item = self
+                    .value(child, depth + 1)
+                    .map_err(|e| e.at(Step::Index(i)))?;
+                ffi::list_set(&list, i, item);
+            }
+            Ok(list)
+        }
+    }
+
+    fn tuple(&mut self, child: &usize, n: usize, depth: u32, start: usize) -> TResult<Owned> {
+        self.container(n, 1, depth, start)?;
+        // SAFETY: attached; each slot `i < n` is filled once.
+        unsafe {
+            let tuple = made(ffi::new_tuple(n))?;
+            for i in 0..n {
+                let item = self
+                    .value(*child, depth + 1)
+                    .map_err(|e| e.at(Step::Index(i)))?;
+                ffi::tuple_set(&tuple, i, item);
+            }
+            Ok(tuple)
+        }
+    }
+
+    fn fixed_tuple(
+        &mut self,
+        node: usize,
+        items: &[usize],
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<Owned> {
+        if n != items.len() {
+            return Err(TError::invalid(
+                format!(
+                    "expected {} (an array of {} items), found an array of {n} items",
+                    self.nodes[node].name,
+                    items.len()
+                ),
+                start,
+            ));
+        }
+        self.container(n, 1, depth, start)?;
+        // SAFETY: attached; each slot `i < n` is filled once.
+        unsafe {
+            let tuple = made(ffi::new_tuple(n))?;
+            for (i, &item) in items.iter().enumerate() {
+                let item = self
+                    .value(item, depth + 1)
+                    .map_err(|e| e.at(Step::Index(i)))?;
+                ffi::tuple_set(&tuple, i, item);
+            }
+            Ok(tuple)
+        }
+    }
+
+    fn set(
+        &mut self,
+        child: usize,
+        n: usize,
+        frozen: bool,
+        depth: u32,
+        start: usize,
+    ) -> TResult<Owned> {
+        self.container(n, 1, depth, start)?;
+        // SAFETY: attached; the set is new and not shared until returned.
+        unsafe {
+            let set = ffi::new_set(frozen)?;
+            for i in 0..n {
+                let item_start = self.r.pos;
+                let item = self
+                    .value(child, depth + 1)
+                    .map_err(|e| e.at(Step::Index(i)))?;
+                if let Err(cause) = ffi::set_add(&set, &item) {
+                    return Err(TError::invalid_from(
+                        "expected a hashable set item, found an unhashable one".to_owned(),
+                        item_start,
+                        cause,
+                    )
+                    .at(Step::Index(i)));
+                }
+            }
+            Ok(set)
+        }
+    }
+
+    fn dict(
+        &mut self,
+        key_node: usize,
+        value_node: usize,
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<Owned> {
+        self.container(n, 2, depth, start)?;
+        // SAFETY: attached.
+        unsafe {
+            let dict = made(ffi::new_dict(n))?;
+            for _ in 0..n {
+                let key_start = self.r.pos;
+                let key = self.key(key_node, depth + 1)?;
+                // (The closure runs inside this unsafe block: attached, and `key` is live.)
+                let value = self
+                    .value(value_node, depth + 1)
+                    .map_err(|e| e.at(Step::Key(ffi::repr_string(key.as_ptr()))))?;
+                if !ffi::dict_set(&dict, &key, &value) {
+                    return Err(TError::invalid_from(
+                        "expected a hashable map key, found an unhashable one".to_owned(),
+                        key_start,
+                        ffi::fetch_error(),
+                    ));
+                }
+            }
+            Ok(dict)
+        }
+    }
+
+    /// A dict key: strings through the key cache, and ints and floats also from their text
+    /// (as keys written by JSON tools arrive).
+    #[inline(always)]
+    fn key(&mut self, node: usize, depth: u32) -> TResult<Owned> {
+        let start = self.r.pos;
+        let nodes = self.nodes;
+        match &nodes[node].node {
+            Node::Str => {
+                let bytes = match token::next_key(&mut self.r)? {
+                    Ok(bytes) => bytes,
+                    Err(token) => return Err(self.mismatch(node, &token, start)),
+                };
+                if bytes.len() > MAX_KEY_LEN {
+                    return self.str(bytes, start);
+                }
+                if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
+                    return Err(DeError::input(Kind::InvalidUtf8, start).into());
+                }
+                // SAFETY: valid UTF-8, and attached.
+                made(unsafe {
+                    match self.keys.as_deref_mut() {
+                        Some(cache) => cache.get(bytes),
+                        None => ffi::new_str(bytes),
+                    }
+                })
+            }
+            Node::Int | Node::Float => {
+                let mut peek = Reader {
+                    data: self.r.data,
+                    pos: self.r.pos,
+                };
+                let Token::Str(bytes) = token::next(&mut peek, "map key")? else {
+                    return self.value(node, depth);
+                };
+                self.r.pos = peek.pos;
+                let text = std::str::from_utf8(bytes).unwrap_or("");
+                // SAFETY: attached.
+                let parsed = unsafe {
+                    if matches!(nodes[node].node, Node::Int) {
+                        match (text.parse::<i64>(), text.parse::<u64>()) {
+                            (Ok(v), _) => ffi::new_i64(v),
+                            (_, Ok(v)) => ffi::new_u64(v),
+                            _ => None,
+                        }
+                    } else {
+                        text.parse::<f64>().ok().and_then(|v| ffi::new_f64(v))
+                    }
+                };
+                match parsed {
+                    Some(key) => Ok(key),
+                    None => Err(self.mismatch(node, &Token::Str(bytes), start)),
+                }
+            }
+            _ => self.value(node, depth),
+        }
+    }
+
+    fn union(&mut self, node: usize, members: &[usize], depth: u32) -> TResult<Owned> {
+        let nodes = self.nodes;
+        let start = self.r.pos;
+        let nil = self.r.data.get(start) == Some(&0xc0);
+        if nil {
+            if let Some(&m) = members.iter().find(|&&m| nodes[m].node.takes_nil()) {
+                return self.value(m, depth);
+            }
+        }
+        // `Optional[T]` and the like: one member besides None gives its own error.
+        let mut others = members
+            .iter()
+            .filter(|&&m| !matches!(nodes[m].node, Node::None));
+        if let (Some(&only), None) = (others.next(), others.next()) {
+            return self.value(only, depth);
+        }
+        for &m in members {
+            if matches!(nodes[m].node, Node::None) {
+                continue;
+            }
+            match self.value(m, depth) {
+                Ok(value) => return Ok(value),
+                Err(e) if e.is_invalid() => self.r.pos = start,
+                Err(e) => return Err(e),
+            }
+        }
+        let token = token::next(&mut self.r, "value")?;
+        Err(self.mismatch(node, &token, start))
+    }
+
+    fn enumeration(&mut self, node: usize, cls: Obj, members: Obj, depth: u32) -> TResult<Owned> {
+        let start = self.r.pos;
+        let value = self.untyped(self.setup, depth)?;
+        // SAFETY: attached; `members` is a dict the plan keeps alive.
+        unsafe {
+            if let Some(member) = ffi::dict_get(members, value.as_ptr()) {
+                return Ok(Owned::from_borrowed(member));
+            }
+            // A combination of flags, or a value the class's `_missing_` knows.
+            match ffi::call1(cls, value.as_ptr()) {
+                Ok(member) => Ok(member),
+                Err(cause) if is_refusal(self.py, &cause) => {
+                    let what = ffi::repr_string(value.as_ptr());
+                    Err(self.refused(node, &what, start, cause))
+                }
+                Err(cause) => Err(cause.into()),
+            }
+        }
+    }
+
+    fn literal(&mut self, node: usize, table: Obj, depth: u32) -> TResult<Owned> {
+        let start = self.r.pos;
+        let value = self.untyped(self.setup, depth)?;
+        // SAFETY: attached; `table` is a dict the plan keeps alive.
+        unsafe {
+            let key = made(ffi::new_tuple(2))?;
+            ffi::tuple_set(&key, 0, ffi::type_object(value.as_ptr()));
+            ffi::tuple_set(&key, 1, Owned::from_borrowed(value.as_ptr()));
+            if let Some(found) = ffi::dict_get(table, key.as_ptr()) {
+                return Ok(Owned::from_borrowed(found));
+            }
+            let what = ffi::repr_string(value.as_ptr());
+            Err(TError::invalid(
+                format!("expected {}, found {what}", self.nodes[node].name),
+                start,
+            ))
+        }
+    }
+
+    fn model(&mut self, node: usize, cls: Obj, depth: u32) -> TResult<Owned> {
+        let start = self.r.pos;
+        let value = self.untyped(self.setup, depth)?;
+        // SAFETY: attached; `cls` is kept alive by the plan.
+        match unsafe { ffi::call_method1(cls, self.handles.model_validate, value.as_ptr()) } {
+            Ok(model) => Ok(model),
+            Err(cause) if is_refusal(self.py, &cause) => {
+                Err(self.refused(node, "a value its validation refused", start, cause))
+            }
+            Err(cause) => Err(cause.into()),
+        }
+    }
+
+    fn custom(&mut self, node: usize, cls: Obj, depth: u32) -> TResult<Owned> {
+        let start = self.r.pos;
+        let value = self.untyped(self.setup, depth)?;
+        let Some(hook) = self.dec_hook else {
+            return Err(PyTypeError::new_err("dec_hook is needed").into());
+        };
+        // SAFETY: attached; the hook is kept alive by the caller, `cls` by the plan.
+        match unsafe { ffi::call2(hook, cls, value.as_ptr()) } {
+            Ok(obj) => Ok(obj),
+            Err(cause) if is_refusal(self.py, &cause) => {
+                Err(self.refused(node, "a value dec_hook refused", start, cause))
+            }
+            Err(cause) => Err(cause.into()),
+        }
+    }
+
+    fn numpy(&mut self, node: usize, ndarray: Obj, depth: u32) -> TResult<Owned> {
+        let start = self.r.pos;
+        let setup = self.numpy_setup.unwrap_or(self.setup);
+        let value = self.untyped(setup, depth)?;
+        // SAFETY: attached; both are live.
+        if unsafe { ffi::is_instance(value.as_ptr(), ndarray)? } {
+            return Ok(value);
+        }
+        let mut r = Reader {
+            data: self.r.data,
+            pos: start,
+        };
+        let token = token::next(&mut r, "value")?;
+        Err(self.mismatch(node, &token, start))
+    }
+
+    fn tz(&self, offset: Option<i32>) -> TResult<Option<Owned>> {
+        Ok(match offset {
+            None => None,
+            // SAFETY: attached; the offset is below a day.
+            Some(secs) => Some(unsafe { ffi::new_timezone(self.known, secs)? }),
+        })
+    }
+
+    fn datetime(&mut self, node: usize, bytes: &[u8], start: usize) -> TResult<Owned> {
+        let Some(p) = text::datetime(bytes) else {
+            return Err(self.mismatch(node, &Token::Str(bytes), start));
+        };
+        let tz = self.tz(p.offset)?;
+        let tz_ptr = tz.as_ref().map_or(std::ptr::null_mut(), Owned::as_ptr);
+        // SAFETY: attached; `tz` is live or null.
+        let made = unsafe {
+            ffi::new_datetime(
+                self.known,
+                (p.year, p.month, p.day),
+                (p.hour, p.minute, p.second, p.micro),
+                tz_ptr,
+            )
+        };
+        made.map_err(|cause| self.out_of_range(node, bytes, start, cause))
+    }
+
+    fn date(&mut self, node: usize, bytes: &[u8], start: usize) -> TResult<Owned> {
+        let Some(p) = text::date(bytes) else {
+            return Err(self.mismatch(node, &Token::Str(bytes), start));
+        };
+        // SAFETY: attached.
+        unsafe { ffi::new_date(self.known, p.year, p.month, p.day) }
+            .map_err(|cause| self.out_of_range(node, bytes, start, cause))
+    }
+
+    fn time(&mut self, node: usize, bytes: &[u8], start: usize) -> TResult<Owned> {
+        let Some(p) = text::time(bytes) else {
+            return Err(self.mismatch(node, &Token::Str(bytes), start));
+        };
+        let tz = self.tz(p.offset)?;
+        let tz_ptr = tz.as_ref().map_or(std::ptr::null_mut(), Owned::as_ptr);
+        // SAFETY: attached; `tz` is live or null.
+        unsafe { ffi::new_time(self.known, (p.hour, p.minute, p.second, p.micro), tz_ptr) }
+            .map_err(|cause| self.out_of_range(node, bytes, start, cause))
+    }
+
+    #[cold]
+    fn out_of_range(&self, node: usize, bytes: &[u8], start: usize, cause: pyo3::PyErr) -> TError {
+        let what = format!("str {:?}", String::from_utf8_lossy(bytes));
+        self.refused(node, &what, start, cause)
+    }
+
+    fn uuid(&mut self, v: u128) -> TResult<Owned> {
+        let h = self.handles;
+        // SAFETY: attached; `UUID.__new__` is `object.__new__`, and its constructor sets the
+        // same two slots.
+        unsafe {
+            let int = made(ffi::new_u128(v))?;
+            let obj = ffi::object_new(h.uuid)?;
+            ffi::set_attr_direct(obj.as_ptr(), h.int, int.as_ptr())?;
+            ffi::set_attr_direct(obj.as_ptr(), h.is_safe, h.safe_unknown)?;
+            Ok(obj)
+        }
+    }
+
+    fn decimal(&mut self, node: usize, token: Token<'_>, start: usize) -> TResult<Owned> {
+        // SAFETY: attached.
+        let arg = unsafe {
+            match token {
+                Token::Str(bytes) => self.str(bytes, start)?,
+                Token::Int(v) => made(ffi::new_i64(v))?,
+                Token::UInt(v) => made(ffi::new_u64(v))?,
+                Token::F64(v) => ffi::to_str(made(ffi::new_f64(v))?.as_ptr())?,
+                Token::F32(v) => ffi::to_str(made(ffi::new_f64(v as f64))?.as_ptr())?,
+                _ => return Err(self.mismatch(node, &token, start)),
+            }
+        };
+        // SAFETY: attached; `Decimal` lives as long as the process.
+        match unsafe { ffi::call1(self.handles.decimal, arg.as_ptr()) } {
+            Ok(d) => Ok(d),
+            Err(cause) => {
+                // SAFETY: attached; `arg` is live.
+                let what = unsafe { ffi::repr_string(arg.as_ptr()) };
+                Err(self.refused(node, &what, start, cause))
+            }
+        }
+    }
+
+    /// Reads a map's entries into `values`, by field; other keys are skipped (or refused).
+    fn fields(
+        &mut self,
+        node: usize,
+        class: &Class,
+        values: &mut [Option<Owned>],
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<()> {
+        self.container(n, 2, depth, start)?;
+        let fields = &class.fields;
+        let mut next = 0;
+        for _ in 0..n {
+            let key_start = self.r.pos;
+            let key = match token::next_key(&mut self.r)? {
+                Ok(bytes) => bytes,
+                Err(token) => {
+                    return Err(TError::invalid(
+                        format!(
+                            "expected {} (a map of str field names), found a {} key",
+                            self.nodes[node].name,
+                            token.type_name()
+                        ),
+                        key_start,
+                    ))
+                }
+            };
+            // Maps written by packb list the fields in order: try the next one first.
+            let found = match fields.get(next) {
+                Some(f) if *f.bytes == *key => Some(next),
+                _ => fields.iter().position(|f| *f.bytes == *key),
+            };
+            match found {
+                Some(i) if fields[i].init => {
+                    let f = &fields[i];
+                    let value = self
+                        .value(f.node, depth + 1)
+                        .map_err(|e| e.at(field_step(f)))?;
+                    values[i] = Some(value);
+                    next = i + 1;
+                }
+                Some(_) => skip::skip_value(&mut self.r, depth + 1)?,
+                None => {
+                    if !key.is_ascii() && simdutf8::basic::from_utf8(key).is_err() {
+                        return Err(DeError::input(Kind::InvalidUtf8, key_start).into());
+                    }
+                    if self.forbid_unknown {
+                        return Err(TError::invalid(
+                            format!(
+                                "expected {}, found unknown field {:?} \
+                                 (OPT_FORBID_UNKNOWN_FIELDS)",
+                                self.nodes[node].name,
+                                String::from_utf8_lossy(key)
+                            ),
+                            key_start,
+                        ));
+                    }
+                    skip::skip_value(&mut self.r, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills the fields the input left out from their defaults; a required one missing is an
+    /// error.
+    fn defaults(
+        &self,
+        node: usize,
+        class: &Class,
+        values: &mut [Option<Owned>],
+        start: usize,
+    ) -> TResult<()> {
+        for (f, slot) in class.fields.iter().zip(values.iter_mut()) {
+            if slot.is_some() {
+                continue;
+            }
+            *slot = match &f.missing {
+                Missing::Required if f.init => return Err(self.missing(node, f, start)),
+                Missing::Required | Missing::Omit => None,
+                // SAFETY: attached; the plan keeps the default alive.
+                Missing::Value(v) => Some(unsafe { Owned::from_borrowed(v.as_ptr()) }),
+                // SAFETY: attached; the plan keeps the factory alive.
+                Missing::Factory(factory) => Some(unsafe { ffi::call0(factory.as_ptr())? }),
+            };
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn missing(&self, node: usize, f: &Field, start: usize) -> TError {
+        TError::invalid(
+            format!(
+                "expected {}, found a map without the required field {:?}",
+                self.nodes[node].name,
+                String::from_utf8_lossy(&f.bytes)
+            ),
+            start,
+        )
+    }
+
+    fn dataclass(
+        &mut self,
+        node: usize,
+        class: &Class,
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<Owned> {
+        with_slots(class.fields.len(), |values| {
+            self.fields(node, class, values, n, depth, start)?;
+            self.defaults(node, class, values, start)?;
+            if class.direct {
+                self.build_direct(node, class, values, start)
+            } else {
+                self.build_by_call(node, class, values, start)
+            }
+        })
+    }
+
+    /// `object.__new__(cls)` and the fields set as the generated `__init__` sets them, then
+    /// `__post_init__`.
+    fn build_direct(
+        &mut self,
+        node: usize,
+        class: &Class,
+        values: &[Option<Owned>],
+        start: usize,
+    ) -> TResult<Owned> {
+        // SAFETY: attached; the plan checked that `cls.__new__` is `object.__new__`; every
+        // value is live.
+        unsafe {
+            let obj = ffi::object_new(class.cls.as_ptr())?;
+            for (f, value) in class.fields.iter().zip(values) {
+                if let Some(value) = value {
+                    ffi::set_attr_direct(obj.as_ptr(), f.name.as_ptr(), value.as_ptr())?;
+                }
+            }
+            if class.post_init {
+                if let Err(cause) = ffi::call_method0(obj.as_ptr(), self.handles.post_init) {
+                    return Err(self.constructor_failed(node, start, cause));
+                }
+            }
+            Ok(obj)
+        }
+    }
+
+    /// `cls(**fields)`, for classes whose instances must go through their `__init__`.
+    fn build_by_call(
+        &mut self,
+        node: usize,
+        class: &Class,
+        values: &[Option<Owned>],
+        start: usize,
+    ) -> TResult<Owned> {
+        let mut args = Vec::new();
+        let mut names = Vec::new();
+        for (f, value) in class.fields.iter().zip(values) {
+            if let (true, Some(value)) = (f.init, value) {
+                args.push(value.as_ptr());
+                names.push(f.name.as_ptr());
+            }
+        }
+        // SAFETY: attached; every pointer is live for the call.
+        unsafe {
+            let kwnames = made(ffi::new_tuple(names.len()))?;
+            for (i, &name) in names.iter().enumerate() {
+                ffi::tuple_set(&kwnames, i, Owned::from_borrowed(name));
+            }
+            ffi::vectorcall(class.cls.as_ptr(), &args, kwnames.as_ptr())
+                .map_err(|cause| self.constructor_failed(node, start, cause))
+        }
+    }
+
+    #[cold]
+    fn constructor_failed(&self, node: usize, start: usize, cause: pyo3::PyErr) -> TError {
+        if is_refusal(self.py, &cause) {
+            self.refused(node, "a value its constructor refused", start, cause)
+        } else {
+            cause.into()
+        }
+    }
+
+    fn typed_dict(
+        &mut self,
+        node: usize,
+        class: &Class,
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<Owned> {
+        with_slots(class.fields.len(), |values| {
+            self.fields(node, class, values, n, depth, start)?;
+            self.defaults(node, class, values, start)?;
+            // SAFETY: attached; every value is live.
+            unsafe {
+                let dict = made(ffi::new_dict(class.fields.len()))?;
+                for (f, value) in class.fields.iter().zip(values.iter()) {
+                    if let Some(value) = value {
+                        if !ffi::dict_insert(dict.as_ptr(), f.name.as_ptr(), value.as_ptr()) {
+                            return Err(ffi::fetch_error().into());
+                        }
+                    }
+                }
+                Ok(dict)
+            }
+        })
+    }
+
+    fn named_tuple(
+        &mut self,
+        node: usize,
+        class: &Class,
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<Owned> {
+        let fields = &class.fields;
+        if n > fields.len() || n < class.required {
+            return Err(TError::invalid(
+                format!(
+                    "expected {} (an array of {} to {} items), found an array of {n} items",
+                    self.nodes[node].name,
+                    class.required,
+                    fields.len()
+                ),
+                start,
+            ));
+        }
+        self.container(n, 1, depth, start)?;
+        with_slots(fields.len(), |values| {
+            for (i, f) in fields.iter().take(n).enumerate() {
+                let value = self
+                    .value(f.node, depth + 1)
+                    .map_err(|e| e.at(field_step(f)))?;
+                values[i] = Some(value);
+            }
+            self.defaults(node, class, values, start)?;
+            if class.direct {
+                // SAFETY: attached; the plan checked that the class's `__new__` is the one
+                // that only makes the tuple, and every field has a value.
+                unsafe {
+                    let tuple = ffi::new_tuple_subclass(class.cls.as_ptr(), values.len())?;
+                    for (i, value) in values.iter_mut().enumerate() {
+                        if let Some(value) = value.take() {
+                            ffi::tuple_set(&tuple, i, value);
+                        }
+                    }
+                    return Ok(tuple);
+                }
+            }
+            let args: Vec<Obj> = values.iter().flatten().map(Owned::as_ptr).collect();
+            // SAFETY: attached; every argument is live for the call.
+            unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }
+                .map_err(|cause| self.constructor_failed(node, start, cause))
+        })
+    }
+}
+
+/// Runs `f` with `n` empty slots, on the stack when they fit.
+#[inline(always)]
+fn with_slots<R>(n: usize, f: impl FnOnce(&mut [Option<Owned>]) -> R) -> R {
+    if n <= STACK_FIELDS {
+        let mut slots: [Option<Owned>; STACK_FIELDS] = Default::default();
+        f(&mut slots[..n])
+    } else {
+        let mut slots: Vec<Option<Owned>> = (0..n).map(|_| None).collect();
+        f(&mut slots)
+    }
+}

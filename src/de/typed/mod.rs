@@ -1,0 +1,230 @@
+//! Typed decoding, `unpackb(data, type=T)`: MessagePack straight into the objects `T` names,
+//! checked as they are read.
+//!
+//! `fastmsgpack._typed` (Python) works out a plan for `T` once, from its annotations; the plan
+//! is compiled into [`plan::TypePlan`], kept by the class it is for, and [`decode`] follows it.
+
+mod decode;
+pub mod error;
+pub mod plan;
+mod text;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyString;
+
+use super::keycache::KEY_CACHE;
+use super::reader::Reader;
+use super::{DeError, Kind, Setup, GC_PAUSE_MIN_INPUT};
+use crate::ffi::{self, GcPause, Known, Obj};
+use crate::opt::{self, Opt};
+use decode::TypedDecoder;
+use plan::TypePlan;
+
+/// Objects and names typed decoding uses, looked up once per process.
+pub struct Handles {
+    uuid: Obj,
+    safe_unknown: Obj,
+    decimal: Obj,
+    int: Obj,
+    is_safe: Obj,
+    post_init: Obj,
+    model_validate: Obj,
+    plan_attr: Obj,
+    plan_for: Obj,
+    _owned: Vec<Py<PyAny>>,
+}
+
+// SAFETY: every pointer refers to an object kept alive by `_owned`, only used while attached.
+unsafe impl Send for Handles {}
+// SAFETY: as above.
+unsafe impl Sync for Handles {}
+
+static HANDLES: PyOnceLock<Handles> = PyOnceLock::new();
+
+impl Handles {
+    fn get(py: Python<'_>) -> PyResult<&'static Handles> {
+        HANDLES.get_or_try_init(py, || {
+            let mut owned: Vec<Py<PyAny>> = Vec::new();
+            let mut keep = |obj: Bound<'_, PyAny>| -> Obj {
+                let ptr = obj.as_ptr();
+                owned.push(obj.unbind());
+                ptr
+            };
+            let uuid_module = py.import("uuid")?;
+            let uuid = keep(uuid_module.getattr("UUID")?);
+            let safe_unknown = keep(uuid_module.getattr("SafeUUID")?.getattr("unknown")?);
+            let decimal = keep(py.import("decimal")?.getattr("Decimal")?);
+            let plan_for = keep(py.import("fastmsgpack._typed")?.getattr("plan_for")?);
+            let mut name = |s: &str| keep(PyString::intern(py, s).into_any());
+            Ok(Handles {
+                uuid,
+                safe_unknown,
+                decimal,
+                int: name("int"),
+                is_safe: name("is_safe"),
+                post_init: name("__post_init__"),
+                model_validate: name("model_validate"),
+                plan_attr: name("__fastmsgpack_plan__"),
+                plan_for,
+                _owned: owned,
+            })
+        })
+    }
+}
+
+/// The plan for `tp`: a class's own (kept in its `__dict__`), else worked out by
+/// `fastmsgpack._typed.plan_for`.
+fn plan_for<'py>(
+    py: Python<'py>,
+    handles: &Handles,
+    tp: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, TypePlan>> {
+    // SAFETY: attached; `tp` is live.
+    if unsafe { ffi::is_type(tp.as_ptr()) } {
+        // SAFETY: the name is a live interned str.
+        let name = unsafe {
+            Bound::from_borrowed_ptr(py, handles.plan_attr).cast_into_unchecked::<PyString>()
+        };
+        if let Ok(found) = tp.getattr(name) {
+            if let Ok(plan) = found.cast_into::<TypePlan>() {
+                // A subclass finds its base's plan by inheritance: only its own will do.
+                if plan.get().owner.as_ref().is_some_and(|o| o.is(tp)) {
+                    return Ok(plan);
+                }
+            }
+        }
+    }
+    // SAFETY: `plan_for` is a live function.
+    let plan_for = unsafe { Bound::from_borrowed_ptr(py, handles.plan_for) };
+    Ok(plan_for.call1((tp,))?.cast_into::<TypePlan>()?)
+}
+
+/// What a typed call needs besides its input: the plan and the decoders' set-ups.
+pub struct Typed<'py> {
+    plan: Bound<'py, TypePlan>,
+    numpy_setup: Option<Setup>,
+    dec_hook: Option<Obj>,
+    forbid_unknown: bool,
+    handles: &'static Handles,
+    known: &'static Known,
+}
+
+impl<'py> Typed<'py> {
+    /// Looks up (or works out) the plan for `tp`; `dec_hook` must outlive the decoding.
+    pub fn new(
+        py: Python<'py>,
+        tp: &Bound<'py, PyAny>,
+        dec_hook: Option<&Bound<'py, PyAny>>,
+        opts: Opt,
+        ext_hook: Option<&Bound<'py, PyAny>>,
+        source: Option<Obj>,
+    ) -> PyResult<Typed<'py>> {
+        let plan = plan_for(py, Handles::get(py)?, tp)?;
+        Typed::with_plan(py, plan, dec_hook, opts, ext_hook, source)
+    }
+
+    /// The plan for `tp`, looked up (or worked out) now: an `Unpacker` keeps it.
+    pub fn plan(py: Python<'py>, tp: &Bound<'py, PyAny>) -> PyResult<Bound<'py, TypePlan>> {
+        plan_for(py, Handles::get(py)?, tp)
+    }
+
+    /// As [`Typed::new`], with the plan already at hand.
+    pub fn with_plan(
+        py: Python<'py>,
+        plan: Bound<'py, TypePlan>,
+        dec_hook: Option<&Bound<'py, PyAny>>,
+        opts: Opt,
+        ext_hook: Option<&Bound<'py, PyAny>>,
+        source: Option<Obj>,
+    ) -> PyResult<Typed<'py>> {
+        let handles = Handles::get(py)?;
+        let p = plan.get();
+        if p.has_custom && dec_hook.is_none() {
+            return Err(no_dec_hook(p));
+        }
+        if let Some(hook) = dec_hook {
+            if !hook.is_callable() {
+                return Err(PyTypeError::new_err("dec_hook must be callable"));
+            }
+        }
+        let numpy_setup = if p.has_numpy {
+            Some(Setup::new(py, opts | opt::NUMPY_RAW, ext_hook, source)?)
+        } else {
+            None
+        };
+        Ok(Typed {
+            plan,
+            numpy_setup,
+            dec_hook: dec_hook.map(|h| h.as_ptr()),
+            forbid_unknown: opts & opt::FORBID_UNKNOWN_FIELDS != 0,
+            handles,
+            known: Known::get(py)?,
+        })
+    }
+
+    /// The object that `input` starts with, as the plan says, and where it ends (`whole`:
+    /// nothing may follow it).
+    pub fn decode<'a>(
+        &'a self,
+        py: Python<'py>,
+        input: &'a [u8],
+        setup: &'a Setup,
+        whole: bool,
+    ) -> PyResult<(Bound<'py, PyAny>, usize)> {
+        self.decode_at(py, input, setup, whole)
+            .map_err(error::TError::into_pyerr)
+    }
+
+    /// [`Typed::decode`], its error not yet a Python exception (a stream shifts its offset).
+    pub fn decode_at<'a>(
+        &'a self,
+        py: Python<'py>,
+        input: &'a [u8],
+        setup: &'a Setup,
+        whole: bool,
+    ) -> Result<(Bound<'py, PyAny>, usize), error::TError> {
+        if input.is_empty() {
+            return Err(DeError::input(Kind::Empty, 0).into());
+        }
+        let mut claim = KEY_CACHE.claim(py);
+        // SAFETY: attached; the pause is dropped before this function returns.
+        let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
+        let mut decoder = TypedDecoder {
+            py,
+            r: Reader::new(input),
+            nodes: &self.plan.get().nodes,
+            setup,
+            numpy_setup: self.numpy_setup.as_ref(),
+            keys: claim.as_deref_mut(),
+            known: self.known,
+            handles: self.handles,
+            dec_hook: self.dec_hook,
+            forbid_unknown: self.forbid_unknown,
+        };
+        let value = decoder.value(self.plan.get().root, 0)?;
+        let end = decoder.r.pos;
+        if whole && end != input.len() {
+            let extra = input.len() - end;
+            return Err(DeError::input(Kind::Trailing { extra }, end).into());
+        }
+        // SAFETY: the decoder hands over a strong reference.
+        Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
+    }
+}
+
+#[cold]
+fn no_dec_hook(plan: &TypePlan) -> PyErr {
+    let names: Vec<&str> = plan
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.node, plan::Node::Custom(_)))
+        .map(|n| &*n.name)
+        .collect();
+    PyTypeError::new_err(format!(
+        "unpackb(type={}): fastmsgpack cannot build {} itself; pass dec_hook(type, obj) to build it",
+        plan.nodes[plan.root].name,
+        names.join(", ")
+    ))
+}
