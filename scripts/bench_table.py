@@ -52,6 +52,7 @@ FAMILY_TITLES = {
     "compat": "fastmsgpack.compat and msgpack-python, the same calls on the four JSON documents",
     "dask": "Dask serialize/deserialize: route snapshot (100k) and 1M float64, by family",
     "celery": "Celery task round trips (send, run, result) on a local worker and Redis",
+    "typed": "Typed decoding: 2,000 dataclass records (type=list[Record]) and a pydantic model",
 }
 ROUTE_GROUP = re.compile(r"route-(pack|unpack)-0*(\d+)$")
 
