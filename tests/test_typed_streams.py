@@ -22,7 +22,9 @@ class Event:
 
 def events(n: int) -> list[Event]:
     base = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    return [Event(i, base + datetime.timedelta(seconds=i), [f"t{i % 3}"] * (i % 4)) for i in range(n)]
+    return [
+        Event(i, base + datetime.timedelta(seconds=i), [f"t{i % 3}"] * (i % 4)) for i in range(n)
+    ]
 
 
 def test_unpack_from_a_file(tmp_path: Any) -> None:
