@@ -100,7 +100,7 @@ def test_dec_hook_runs_once_per_object_whatever_the_pieces() -> None:
 
     stream = b"".join(packb([i, i + 1]) for i in range(10))
     unpacker = Unpacker(type=list[Cents], dec_hook=hook)
-    out = []
+    out: list[list[Cents]] = []
     for i in range(0, len(stream), 3):
         unpacker.feed(stream[i : i + 3])
         out.extend(unpacker)
