@@ -331,3 +331,36 @@ def test_memory_is_flat_on_success_and_failure() -> None:
             unpackb(bad, type=Route)
     gc.collect()
     assert sys.getallocatedblocks() - blocks < 500
+
+
+def test_alias_plans_are_found_without_calling_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The core finds a cached alias plan by the same rule as fastmsgpack._typed._owner; if the
+    # two disagreed, every call would go back to Python (correct, but slow).
+    import fastmsgpack._typed as typed
+
+    @dataclasses.dataclass
+    class Leaf:
+        x: int
+
+    value = {"x": 1}
+    aliases: list[tuple[Any, Any]] = [
+        (list[Leaf], [value]),  # type: ignore[valid-type]
+        (dict[str, Leaf], {"k": value}),  # type: ignore[valid-type]
+        (Leaf | None, value),
+        (tuple[int, Leaf], [1, value]),  # type: ignore[valid-type]
+        (dict[str, list[Leaf]], {"k": [value]}),  # type: ignore[valid-type]
+        (list[int], [1]),
+        (dict[str, uuid.UUID], {}),
+    ]
+    for tp, wire in aliases:
+        unpackb(packb(wire), type=tp)
+    calls: list[Any] = []
+    real = typed.plan_for
+    monkeypatch.setattr(typed, "plan_for", lambda tp: calls.append(tp) or real(tp))
+    real_owner = typed._owner
+    monkeypatch.setattr(
+        typed, "_owner", lambda tp, depth: calls.append(tp) or real_owner(tp, depth)
+    )
+    for tp, wire in aliases:
+        unpackb(packb(wire), type=tp)
+    assert calls == []

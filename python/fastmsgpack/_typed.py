@@ -26,8 +26,9 @@ import fastmsgpack._fastmsgpack as _core  # type: ignore[import-not-found]
 _PLAN = "__fastmsgpack_plan__"
 _ALIAS_PLANS = "__fastmsgpack_plans__"
 
-# Aliases that name no class of their own (list[int], dict[str, float], ...): their types live as
-# long as the interpreter, so a plain dict does not keep anything alive that would otherwise go.
+# Aliases that name no class of the program's own (list[int], dict[str, float], ...), and those
+# whose class refuses attributes: their types live as long as the interpreter, so a plain dict
+# keeps nothing alive that would otherwise go.
 _BUILTIN_ALIASES: dict[Any, Any] = {}
 
 _SCALARS: dict[Any, str] = {
@@ -73,18 +74,16 @@ def plan_for(tp: Any) -> Any:
         hash(tp)
     except TypeError:
         return _build(tp, None)
-    owner = _first_class(tp)
-    if owner is None:
-        plan = _BUILTIN_ALIASES.get(tp)
-        if plan is None:
-            plan = _build(tp, None)
-            if len(_BUILTIN_ALIASES) < 1024:
-                _BUILTIN_ALIASES[tp] = plan
-        return plan
-    plans = owner.__dict__.get(_ALIAS_PLANS)
-    if plans is None:
+    owner = _owner(tp, 0)
+    plans = None if owner is None else owner.__dict__.get(_ALIAS_PLANS)
+    if owner is not None and plans is None:
         plans = {}
         if not _store(owner, _ALIAS_PLANS, plans):
+            plans = None
+    if plans is None:
+        # No class of the program's own: the types live as long as the interpreter.
+        plans = _BUILTIN_ALIASES
+        if len(plans) >= 1024:
             return _build(tp, None)
     plan = plans.get(tp)
     if plan is None:
@@ -101,24 +100,28 @@ def _store(cls: type, name: str, value: Any) -> bool:
     return True
 
 
-def _first_class(tp: Any) -> type | None:
-    """The first class named by an alias that is not one of the interpreter's own types."""
-    for arg in typing.get_args(tp):
+_HEAPTYPE = 1 << 9
+
+
+def _owner(tp: Any, depth: int) -> type | None:
+    """The class whose ``__dict__`` keeps the plan of the alias `tp`: the first class made by
+    the program (a heap type) among its arguments, depth first, else its origin. The core looks
+    plans up by the same rule, so the two must agree."""
+    if depth > 8:
+        return None
+    for arg in getattr(tp, "__args__", ()):
         if _is_class(arg):
-            if arg.__module__ not in ("builtins", "datetime", "uuid", "decimal"):
-                found_class: type = arg
-                return found_class
-        elif arg is not None and not isinstance(arg, (str, int, bytes, bool, enum.Enum)):
-            found = _first_class(arg)
-            if found is not None:
+            if arg.__flags__ & _HEAPTYPE:
+                found: type = arg
                 return found
-    origin = typing.get_origin(tp)
-    if isinstance(origin, type) and origin.__module__ not in (
-        "builtins",
-        "collections.abc",
-        "typing",
-    ):
-        return origin
+        else:
+            inner = _owner(arg, depth + 1)
+            if inner is not None:
+                return inner
+    origin = getattr(tp, "__origin__", None)
+    if _is_class(origin) and origin.__flags__ & _HEAPTYPE:
+        owner: type = origin
+        return owner
     return None
 
 

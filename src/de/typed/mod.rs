@@ -12,7 +12,7 @@ mod text;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::keycache::KEY_CACHE;
 use super::reader::Reader;
@@ -32,6 +32,12 @@ pub struct Handles {
     post_init: Obj,
     model_validate: Obj,
     plan_attr: Obj,
+    alias_plans_attr: Obj,
+    args_attr: Obj,
+    origin_attr: Obj,
+    /// `fastmsgpack._typed._BUILTIN_ALIASES`: plans of aliases that name no class of the
+    /// program's own.
+    builtin_aliases: Obj,
     plan_for: Obj,
     _owned: Vec<Py<PyAny>>,
 }
@@ -56,7 +62,14 @@ impl Handles {
             let uuid = keep(uuid_module.getattr("UUID")?);
             let safe_unknown = keep(uuid_module.getattr("SafeUUID")?.getattr("unknown")?);
             let decimal = keep(py.import("decimal")?.getattr("Decimal")?);
-            let plan_for = keep(py.import("fastmsgpack._typed")?.getattr("plan_for")?);
+            let typed = py.import("fastmsgpack._typed")?;
+            let plan_for = keep(typed.getattr("plan_for")?);
+            let builtin_aliases = keep(
+                typed
+                    .getattr("_BUILTIN_ALIASES")?
+                    .cast_into::<PyDict>()?
+                    .into_any(),
+            );
             let mut name = |s: &str| keep(PyString::intern(py, s).into_any());
             Ok(Handles {
                 uuid,
@@ -67,6 +80,10 @@ impl Handles {
                 post_init: name("__post_init__"),
                 model_validate: name("model_validate"),
                 plan_attr: name("__fastmsgpack_plan__"),
+                alias_plans_attr: name("__fastmsgpack_plans__"),
+                args_attr: name("__args__"),
+                origin_attr: name("__origin__"),
+                builtin_aliases,
                 plan_for,
                 _owned: owned,
             })
@@ -96,9 +113,70 @@ fn plan_for<'py>(
             }
         }
     }
+    if let Some(plan) = alias_plan(py, handles, tp) {
+        return Ok(plan);
+    }
     // SAFETY: `plan_for` is a live function.
     let plan_for = unsafe { Bound::from_borrowed_ptr(py, handles.plan_for) };
     Ok(plan_for.call1((tp,))?.cast_into::<TypePlan>()?)
+}
+
+/// An interned name of `handles` as a str.
+fn name<'py>(py: Python<'py>, name: Obj) -> Bound<'py, PyString> {
+    // SAFETY: the names of `Handles` are live interned strs.
+    unsafe { Bound::from_borrowed_ptr(py, name).cast_into_unchecked::<PyString>() }
+}
+
+/// The plan already made for an alias (`list[Route]`, `Route | None`), found where
+/// `fastmsgpack._typed.plan_for` keeps it, without calling into Python; `None` when there is
+/// none yet (or the alias is one this look-up does not follow).
+fn alias_plan<'py>(
+    py: Python<'py>,
+    handles: &Handles,
+    tp: &Bound<'py, PyAny>,
+) -> Option<Bound<'py, TypePlan>> {
+    let owned = alias_owner(py, handles, tp, 0);
+    let table = owned
+        .and_then(|owner| owner.getattr(name(py, handles.alias_plans_attr)).ok())
+        .and_then(|t| t.cast_into::<PyDict>().ok())
+        // SAFETY: the dict is kept alive by `handles`.
+        .unwrap_or_else(|| unsafe {
+            Bound::from_borrowed_ptr(py, handles.builtin_aliases).cast_into_unchecked::<PyDict>()
+        });
+    table.get_item(tp).ok()??.cast_into::<TypePlan>().ok()
+}
+
+/// The class whose `__dict__` keeps the plan of the alias `tp`, by the rule of
+/// `fastmsgpack._typed._owner`: the first heap type among its `__args__`, depth first, else its
+/// `__origin__` when that is one.
+fn alias_owner<'py>(
+    py: Python<'py>,
+    handles: &Handles,
+    tp: &Bound<'py, PyAny>,
+    depth: u32,
+) -> Option<Bound<'py, PyAny>> {
+    if depth > 8 {
+        return None;
+    }
+    if let Ok(args) = tp.getattr(name(py, handles.args_attr)) {
+        if let Ok(args) = args.cast_into::<PyTuple>() {
+            for arg in args.iter() {
+                // SAFETY: attached; `arg` is live.
+                if unsafe { ffi::is_type(arg.as_ptr()) } {
+                    // SAFETY: as above; `arg` is a type.
+                    if unsafe { ffi::is_heap_type(arg.as_ptr()) } {
+                        return Some(arg);
+                    }
+                } else if let Some(found) = alias_owner(py, handles, &arg, depth + 1) {
+                    return Some(found);
+                }
+            }
+        }
+    }
+    let origin = tp.getattr(name(py, handles.origin_attr)).ok()?;
+    // SAFETY: attached; `origin` is live, and a type when checked first.
+    let heap = unsafe { ffi::is_type(origin.as_ptr()) && ffi::is_heap_type(origin.as_ptr()) };
+    heap.then_some(origin)
 }
 
 /// What a typed call needs besides its input: the plan and the decoders' set-ups.
