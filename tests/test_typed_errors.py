@@ -344,11 +344,11 @@ def test_alias_plans_are_found_without_calling_python(monkeypatch: pytest.Monkey
 
     value = {"x": 1}
     aliases: list[tuple[Any, Any]] = [
-        (list[Leaf], [value]),  # type: ignore[valid-type]
-        (dict[str, Leaf], {"k": value}),  # type: ignore[valid-type]
+        (list[Leaf], [value]),
+        (dict[str, Leaf], {"k": value}),
         (Leaf | None, value),
-        (tuple[int, Leaf], [1, value]),  # type: ignore[valid-type]
-        (dict[str, list[Leaf]], {"k": [value]}),  # type: ignore[valid-type]
+        (tuple[int, Leaf], [1, value]),
+        (dict[str, list[Leaf]], {"k": [value]}),
         (list[int], [1]),
         (dict[str, uuid.UUID], {}),
     ]

@@ -119,9 +119,8 @@ def _owner(tp: Any, depth: int) -> type | None:
             if inner is not None:
                 return inner
     origin = getattr(tp, "__origin__", None)
-    if _is_class(origin) and origin.__flags__ & _HEAPTYPE:
-        owner: type = origin
-        return owner
+    if isinstance(origin, type) and _is_class(origin) and origin.__flags__ & _HEAPTYPE:
+        return origin
     return None
 
 
