@@ -356,11 +356,18 @@ def test_alias_plans_are_found_without_calling_python(monkeypatch: pytest.Monkey
         unpackb(packb(wire), type=tp)
     calls: list[Any] = []
     real = typed.plan_for
-    monkeypatch.setattr(typed, "plan_for", lambda tp: calls.append(tp) or real(tp))
     real_owner = typed._owner
-    monkeypatch.setattr(
-        typed, "_owner", lambda tp, depth: calls.append(tp) or real_owner(tp, depth)
-    )
+
+    def counted_plan_for(tp: Any) -> Any:
+        calls.append(tp)
+        return real(tp)
+
+    def counted_owner(tp: Any, depth: int) -> Any:
+        calls.append(tp)
+        return real_owner(tp, depth)
+
+    monkeypatch.setattr(typed, "plan_for", counted_plan_for)
+    monkeypatch.setattr(typed, "_owner", counted_owner)
     for tp, wire in aliases:
         unpackb(packb(wire), type=tp)
     assert calls == []
