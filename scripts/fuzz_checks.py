@@ -41,6 +41,9 @@ named by Finding.check:
 - "msgpack": where msgpack-python 1.2.4 (raw=False, strict_map_key=False) also decodes the data,
   the values are equal up to the documented differences; where it decodes the data and
   fastmsgpack refuses it, the refusal is a documented one.
+- "typed": unpackb(data, type=Any) gives what unpackb(data) gives, and typed decoding into the
+  targets of scripts/fuzz_typed.py returns a value of the target's type or raises
+  ValidationError or MsgpackDecodeError with a byte offset in range.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import fuzz_typed
 import msgpack  # type: ignore[import-untyped]
 import numpy as np
 
@@ -571,6 +575,10 @@ def _check(case: Case) -> None:
         check_hook_result(case, reference, reference_hook, hookless)
     check_json(case, hookless if not case.option & ~OPT_NON_STR_KEYS else None)
     check_msgpack(case, reference)
+    for key, detail in fuzz_typed.problems(
+        case.data, case.option, (hookless.value, hookless.error), same
+    ):
+        raise Finding("typed", detail, key=key)
 
 
 def check_stream(case: Case, decoder: Decoder, outcome: Outcome, reference: Outcome) -> None:

@@ -52,7 +52,7 @@ def import_checks(*, instrument_checks: bool = True) -> None:
     checks would take most of the time.
     """
     global fuzz_checks
-    include = ["fastmsgpack", "fuzz_checks"] if instrument_checks else ["fastmsgpack"]
+    include = ["fastmsgpack", "fuzz_checks", "fuzz_typed"] if instrument_checks else ["fastmsgpack"]
     with atheris.instrument_imports(include=include):
         import fuzz_checks
 
