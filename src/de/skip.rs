@@ -3,7 +3,7 @@
 //! marker, nesting within the decoder's limit).
 //!
 //! Used to check a `Fragment`'s contents once, when it is made, so that `packb` can then write
-//! them verbatim.
+//! them verbatim, and by typed decoding to pass over the values of keys no field has.
 
 use super::error::{DeError, Kind};
 use super::reader::{DeResult, Reader};
@@ -16,14 +16,25 @@ pub fn check_one(data: &[u8]) -> DeResult<()> {
         return Err(DeError::input(Kind::Empty, 0));
     }
     let mut r = Reader::new(data);
+    skip_value(&mut r, 0)?;
+    if r.pos != data.len() {
+        let extra = data.len() - r.pos;
+        return Err(DeError::input(Kind::Trailing { extra }, r.pos));
+    }
+    Ok(())
+}
+
+/// Reads past the one object that starts at the reader's position, checking it as
+/// [`check_one`] does (what follows it is left alone). `depth` is the nesting of that object.
+pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> DeResult<()> {
     // Items still to read in each open container (a map counts keys and values); the stack is
     // at most MAX_DECODE_DEPTH long, whatever the headers declare.
     let mut open: Vec<u64> = Vec::new();
     loop {
         let start = r.pos;
-        let children = item(&mut r, start)?;
+        let children = item(r, start)?;
         // Every container counts towards the depth limit, an empty one too, as in the decoder.
-        if children.is_some() && open.len() >= MAX_DECODE_DEPTH as usize {
+        if children.is_some() && open.len() as u32 + depth >= MAX_DECODE_DEPTH {
             return Err(DeError::input(Kind::TooDeep, start));
         }
         let children = children.unwrap_or(0);
@@ -37,45 +48,6 @@ pub fn check_one(data: &[u8]) -> DeResult<()> {
             continue;
         }
         // The item is complete: it ends one item of each container it completes.
-        loop {
-            match open.last_mut() {
-                None => {
-                    if r.pos != data.len() {
-                        let extra = data.len() - r.pos;
-                        return Err(DeError::input(Kind::Trailing { extra }, r.pos));
-                    }
-                    return Ok(());
-                }
-                Some(left) => {
-                    *left -= 1;
-                    if *left > 0 {
-                        break;
-                    }
-                    open.pop();
-                }
-            }
-        }
-    }
-}
-
-/// Reads past the one object that starts at the reader's position, checking it as
-/// [`check_one`] does (what follows it is left alone). `depth` is the nesting of that object.
-pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> DeResult<()> {
-    let mut open: Vec<u64> = Vec::new();
-    loop {
-        let start = r.pos;
-        let children = item(r, start)?;
-        if children.is_some() && open.len() as u32 + depth >= MAX_DECODE_DEPTH {
-            return Err(DeError::input(Kind::TooDeep, start));
-        }
-        let children = children.unwrap_or(0);
-        if children > 0 {
-            if children > r.remaining() as u64 {
-                return Err(r.truncated("container", children, start));
-            }
-            open.push(children);
-            continue;
-        }
         loop {
             match open.last_mut() {
                 None => return Ok(()),

@@ -6,19 +6,16 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::Python;
 
 use super::error::{Step, TError, TResult};
-use super::plan::{Class, Field, Missing, Named, Node};
+use super::plan::{Named, Node};
 use super::text;
 use super::Handles;
 use crate::de::error::{DeError, Kind};
 use crate::de::keycache::{KeyCache, MAX_KEY_LEN};
 use crate::de::reader::Reader;
 use crate::de::token::{self, Token};
-use crate::de::{ext, skip, Setup};
+use crate::de::{ext, Setup};
 use crate::ffi::{self, Known, Obj, Owned};
 use crate::limits::MAX_DECODE_DEPTH;
-
-/// Fields kept on the stack while a class is read; a class with more uses the heap.
-const STACK_FIELDS: usize = 16;
 
 pub struct TypedDecoder<'a> {
     pub py: Python<'a>,
@@ -36,24 +33,19 @@ pub struct TypedDecoder<'a> {
 }
 
 #[inline(always)]
-fn made(obj: Option<Owned>) -> TResult<Owned> {
+pub(super) fn made(obj: Option<Owned>) -> TResult<Owned> {
     obj.ok_or_else(|| TError::from(ffi::fetch_error()))
 }
 
 /// Whether Python code that checks a value (a validator, `__post_init__`, `dec_hook`, a
 /// constructor) refused it, as opposed to failing some other way.
-fn is_refusal(py: Python<'_>, err: &pyo3::PyErr) -> bool {
+pub(super) fn is_refusal(py: Python<'_>, err: &pyo3::PyErr) -> bool {
     err.is_instance_of::<PyValueError>(py) || err.is_instance_of::<PyTypeError>(py)
-}
-
-#[cold]
-fn field_step(f: &Field) -> Step {
-    Step::Field(String::from_utf8_lossy(&f.bytes).into())
 }
 
 impl<'a> TypedDecoder<'a> {
     #[cold]
-    fn mismatch(&self, node: usize, token: &Token<'_>, start: usize) -> TError {
+    pub(super) fn mismatch(&self, node: usize, token: &Token<'_>, start: usize) -> TError {
         let found = match token {
             Token::Str(bytes) if bytes.len() <= 64 => {
                 format!("str {:?}", String::from_utf8_lossy(bytes))
@@ -73,7 +65,13 @@ impl<'a> TypedDecoder<'a> {
     }
 
     #[cold]
-    fn refused(&self, node: usize, what: &str, start: usize, cause: pyo3::PyErr) -> TError {
+    pub(super) fn refused(
+        &self,
+        node: usize,
+        what: &str,
+        start: usize,
+        cause: pyo3::PyErr,
+    ) -> TError {
         TError::invalid_from(
             format!("expected {}, found {what}", self.nodes[node].name),
             start,
@@ -92,7 +90,13 @@ impl<'a> TypedDecoder<'a> {
     /// Checks a container's depth, and that `n` items of `min_size` bytes each fit in what is
     /// left of the input, before anything is allocated for it.
     #[inline(always)]
-    fn container(&self, n: usize, min_size: usize, depth: u32, start: usize) -> TResult<()> {
+    pub(super) fn container(
+        &self,
+        n: usize,
+        min_size: usize,
+        depth: u32,
+        start: usize,
+    ) -> TResult<()> {
         if depth >= MAX_DECODE_DEPTH {
             return Err(DeError::input(Kind::TooDeep, start).into());
         }
@@ -154,8 +158,12 @@ impl<'a> TypedDecoder<'a> {
                 | (Node::Decimal, Token::F64(_) | Token::F32(_)) => {
                     self.decimal(node, token, start)
                 }
-                (Node::List(child), Token::Array(n)) => self.list(*child, n, depth, start),
-                (Node::VarTuple(child), Token::Array(n)) => self.tuple(child, n, depth, start),
+                (Node::List(child), Token::Array(n)) => {
+                    self.sequence(n, false, depth, start, |_| *child)
+                }
+                (Node::VarTuple(child), Token::Array(n)) => {
+                    self.sequence(n, true, depth, start, |_| *child)
+                }
                 (Node::Tuple(items), Token::Array(n)) => {
                     self.fixed_tuple(node, items, n, depth, start)
                 }
@@ -178,45 +186,34 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    fn str(&mut self, bytes: &[u8], start: usize) -> TResult<Owned> {
-        if bytes.is_ascii() {
-            // SAFETY: ASCII, and attached.
-            return made(unsafe { ffi::new_ascii_str(bytes) });
-        }
-        if simdutf8::basic::from_utf8(bytes).is_err() {
-            return Err(DeError::input(Kind::InvalidUtf8, start).into());
-        }
-        // SAFETY: valid UTF-8, and attached.
-        made(unsafe { ffi::new_non_ascii_str(bytes) })
-    }
-
-    fn list(&mut self, child: usize, n: usize, depth: u32, start: usize) -> TResult<Owned> {
+    /// A list (or with `tuple`, a tuple) of `n` items, item `i` read as node `item(i)`.
+    fn sequence(
+        &mut self,
+        n: usize,
+        tuple: bool,
+        depth: u32,
+        start: usize,
+        item: impl Fn(usize) -> usize,
+    ) -> TResult<Owned> {
         self.container(n, 1, depth, start)?;
         // SAFETY: attached; each slot `i < n` is filled once.
         unsafe {
-            let list = made(ffi::new_list(n))?;
+            let seq = made(if tuple {
+                ffi::new_tuple(n)
+            } else {
+                ffi::new_list(n)
+            })?;
             for i in 0..n {
-                let item = self
-                    .value(child, depth + 1)
+                let value = self
+                    .value(item(i), depth + 1)
                     .map_err(|e| e.at(Step::Index(i)))?;
-                ffi::list_set(&list, i, item);
+                if tuple {
+                    ffi::tuple_set(&seq, i, value);
+                } else {
+                    ffi::list_set(&seq, i, value);
+                }
             }
-            Ok(list)
-        }
-    }
-
-    fn tuple(&mut self, child: &usize, n: usize, depth: u32, start: usize) -> TResult<Owned> {
-        self.container(n, 1, depth, start)?;
-        // SAFETY: attached; each slot `i < n` is filled once.
-        unsafe {
-            let tuple = made(ffi::new_tuple(n))?;
-            for i in 0..n {
-                let item = self
-                    .value(*child, depth + 1)
-                    .map_err(|e| e.at(Step::Index(i)))?;
-                ffi::tuple_set(&tuple, i, item);
-            }
-            Ok(tuple)
+            Ok(seq)
         }
     }
 
@@ -238,18 +235,7 @@ impl<'a> TypedDecoder<'a> {
                 start,
             ));
         }
-        self.container(n, 1, depth, start)?;
-        // SAFETY: attached; each slot `i < n` is filled once.
-        unsafe {
-            let tuple = made(ffi::new_tuple(n))?;
-            for (i, &item) in items.iter().enumerate() {
-                let item = self
-                    .value(item, depth + 1)
-                    .map_err(|e| e.at(Step::Index(i)))?;
-                ffi::tuple_set(&tuple, i, item);
-            }
-            Ok(tuple)
-        }
+        self.sequence(n, true, depth, start, |i| items[i])
     }
 
     fn set(
@@ -482,364 +468,5 @@ impl<'a> TypedDecoder<'a> {
         };
         let token = token::next(&mut r, "value")?;
         Err(self.mismatch(node, &token, start))
-    }
-
-    fn tz(&self, offset: Option<i32>) -> TResult<Option<Owned>> {
-        Ok(match offset {
-            None => None,
-            // SAFETY: attached; the offset is below a day.
-            Some(secs) => Some(unsafe { ffi::new_timezone(self.known, secs)? }),
-        })
-    }
-
-    fn datetime(&mut self, node: usize, bytes: &[u8], start: usize) -> TResult<Owned> {
-        let Some(p) = text::datetime(bytes) else {
-            return Err(self.mismatch(node, &Token::Str(bytes), start));
-        };
-        let tz = self.tz(p.offset)?;
-        let tz_ptr = tz.as_ref().map_or(std::ptr::null_mut(), Owned::as_ptr);
-        // SAFETY: attached; `tz` is live or null.
-        let made = unsafe {
-            ffi::new_datetime(
-                self.known,
-                (p.year, p.month, p.day),
-                (p.hour, p.minute, p.second, p.micro),
-                tz_ptr,
-            )
-        };
-        made.map_err(|cause| self.out_of_range(node, bytes, start, cause))
-    }
-
-    fn date(&mut self, node: usize, bytes: &[u8], start: usize) -> TResult<Owned> {
-        let Some(p) = text::date(bytes) else {
-            return Err(self.mismatch(node, &Token::Str(bytes), start));
-        };
-        // SAFETY: attached.
-        unsafe { ffi::new_date(self.known, p.year, p.month, p.day) }
-            .map_err(|cause| self.out_of_range(node, bytes, start, cause))
-    }
-
-    fn time(&mut self, node: usize, bytes: &[u8], start: usize) -> TResult<Owned> {
-        let Some(p) = text::time(bytes) else {
-            return Err(self.mismatch(node, &Token::Str(bytes), start));
-        };
-        let tz = self.tz(p.offset)?;
-        let tz_ptr = tz.as_ref().map_or(std::ptr::null_mut(), Owned::as_ptr);
-        // SAFETY: attached; `tz` is live or null.
-        unsafe { ffi::new_time(self.known, (p.hour, p.minute, p.second, p.micro), tz_ptr) }
-            .map_err(|cause| self.out_of_range(node, bytes, start, cause))
-    }
-
-    #[cold]
-    fn out_of_range(&self, node: usize, bytes: &[u8], start: usize, cause: pyo3::PyErr) -> TError {
-        let what = format!("str {:?}", String::from_utf8_lossy(bytes));
-        self.refused(node, &what, start, cause)
-    }
-
-    fn uuid(&mut self, v: u128) -> TResult<Owned> {
-        let h = self.handles;
-        // SAFETY: attached; `UUID.__new__` is `object.__new__`, and its constructor sets the
-        // same two slots.
-        unsafe {
-            let int = made(ffi::new_u128(v))?;
-            let obj = ffi::object_new(h.uuid)?;
-            ffi::set_attr_direct(obj.as_ptr(), h.int, int.as_ptr())?;
-            ffi::set_attr_direct(obj.as_ptr(), h.is_safe, h.safe_unknown)?;
-            Ok(obj)
-        }
-    }
-
-    fn decimal(&mut self, node: usize, token: Token<'_>, start: usize) -> TResult<Owned> {
-        // SAFETY: attached.
-        let arg = unsafe {
-            match token {
-                Token::Str(bytes) => self.str(bytes, start)?,
-                Token::Int(v) => made(ffi::new_i64(v))?,
-                Token::UInt(v) => made(ffi::new_u64(v))?,
-                Token::F64(v) => ffi::to_str(made(ffi::new_f64(v))?.as_ptr())?,
-                Token::F32(v) => ffi::to_str(made(ffi::new_f64(v as f64))?.as_ptr())?,
-                _ => return Err(self.mismatch(node, &token, start)),
-            }
-        };
-        // SAFETY: attached; `Decimal` lives as long as the process.
-        match unsafe { ffi::call1(self.handles.decimal, arg.as_ptr()) } {
-            Ok(d) => Ok(d),
-            Err(cause) => {
-                // SAFETY: attached; `arg` is live.
-                let what = unsafe { ffi::repr_string(arg.as_ptr()) };
-                Err(self.refused(node, &what, start, cause))
-            }
-        }
-    }
-
-    /// Reads a map's entries into `values`, by field; other keys are skipped (or refused).
-    fn fields(
-        &mut self,
-        node: usize,
-        class: &Class,
-        values: &mut [Option<Owned>],
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<()> {
-        self.container(n, 2, depth, start)?;
-        let fields = &class.fields;
-        let mut next = 0;
-        for _ in 0..n {
-            let key_start = self.r.pos;
-            let key = match token::next_key(&mut self.r)? {
-                Ok(bytes) => bytes,
-                Err(token) => {
-                    return Err(TError::invalid(
-                        format!(
-                            "expected {} (a map of str field names), found a {} key",
-                            self.nodes[node].name,
-                            token.type_name()
-                        ),
-                        key_start,
-                    ))
-                }
-            };
-            // Maps written by packb list the fields in order: try the next one first.
-            let found = match fields.get(next) {
-                Some(f) if *f.bytes == *key => Some(next),
-                _ => fields.iter().position(|f| *f.bytes == *key),
-            };
-            match found {
-                Some(i) if fields[i].init => {
-                    let f = &fields[i];
-                    let value = self
-                        .value(f.node, depth + 1)
-                        .map_err(|e| e.at(field_step(f)))?;
-                    values[i] = Some(value);
-                    next = i + 1;
-                }
-                Some(_) => skip::skip_value(&mut self.r, depth + 1)?,
-                None => {
-                    if !key.is_ascii() && simdutf8::basic::from_utf8(key).is_err() {
-                        return Err(DeError::input(Kind::InvalidUtf8, key_start).into());
-                    }
-                    if self.forbid_unknown {
-                        return Err(TError::invalid(
-                            format!(
-                                "expected {}, found unknown field {:?} \
-                                 (OPT_FORBID_UNKNOWN_FIELDS)",
-                                self.nodes[node].name,
-                                String::from_utf8_lossy(key)
-                            ),
-                            key_start,
-                        ));
-                    }
-                    skip::skip_value(&mut self.r, depth + 1)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Fills the fields the input left out from their defaults; a required one missing is an
-    /// error.
-    fn defaults(
-        &self,
-        node: usize,
-        class: &Class,
-        values: &mut [Option<Owned>],
-        start: usize,
-    ) -> TResult<()> {
-        for (f, slot) in class.fields.iter().zip(values.iter_mut()) {
-            if slot.is_some() {
-                continue;
-            }
-            *slot = match &f.missing {
-                Missing::Required if f.init => return Err(self.missing(node, f, start)),
-                Missing::Required | Missing::Omit => None,
-                // SAFETY: attached; the plan keeps the default alive.
-                Missing::Value(v) => Some(unsafe { Owned::from_borrowed(v.as_ptr()) }),
-                // SAFETY: attached; the plan keeps the factory alive.
-                Missing::Factory(factory) => Some(unsafe { ffi::call0(factory.as_ptr())? }),
-            };
-        }
-        Ok(())
-    }
-
-    #[cold]
-    fn missing(&self, node: usize, f: &Field, start: usize) -> TError {
-        TError::invalid(
-            format!(
-                "expected {}, found a map without the required field {:?}",
-                self.nodes[node].name,
-                String::from_utf8_lossy(&f.bytes)
-            ),
-            start,
-        )
-    }
-
-    fn dataclass(
-        &mut self,
-        node: usize,
-        class: &Class,
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<Owned> {
-        with_slots(class.fields.len(), |values| {
-            self.fields(node, class, values, n, depth, start)?;
-            self.defaults(node, class, values, start)?;
-            if class.direct {
-                self.build_direct(node, class, values, start)
-            } else {
-                self.build_by_call(node, class, values, start)
-            }
-        })
-    }
-
-    /// `object.__new__(cls)` and the fields set as the generated `__init__` sets them, then
-    /// `__post_init__`.
-    fn build_direct(
-        &mut self,
-        node: usize,
-        class: &Class,
-        values: &[Option<Owned>],
-        start: usize,
-    ) -> TResult<Owned> {
-        // SAFETY: attached; the plan checked that `cls.__new__` is `object.__new__`; every
-        // value is live.
-        unsafe {
-            let obj = ffi::object_new(class.cls.as_ptr())?;
-            for (f, value) in class.fields.iter().zip(values) {
-                if let Some(value) = value {
-                    ffi::set_attr_direct(obj.as_ptr(), f.name.as_ptr(), value.as_ptr())?;
-                }
-            }
-            if class.post_init {
-                if let Err(cause) = ffi::call_method0(obj.as_ptr(), self.handles.post_init) {
-                    return Err(self.constructor_failed(node, start, cause));
-                }
-            }
-            Ok(obj)
-        }
-    }
-
-    /// `cls(**fields)`, for classes whose instances must go through their `__init__`.
-    fn build_by_call(
-        &mut self,
-        node: usize,
-        class: &Class,
-        values: &[Option<Owned>],
-        start: usize,
-    ) -> TResult<Owned> {
-        let mut args = Vec::new();
-        let mut names = Vec::new();
-        for (f, value) in class.fields.iter().zip(values) {
-            if let (true, Some(value)) = (f.init, value) {
-                args.push(value.as_ptr());
-                names.push(f.name.as_ptr());
-            }
-        }
-        // SAFETY: attached; every pointer is live for the call.
-        unsafe {
-            let kwnames = made(ffi::new_tuple(names.len()))?;
-            for (i, &name) in names.iter().enumerate() {
-                ffi::tuple_set(&kwnames, i, Owned::from_borrowed(name));
-            }
-            ffi::vectorcall(class.cls.as_ptr(), &args, kwnames.as_ptr())
-                .map_err(|cause| self.constructor_failed(node, start, cause))
-        }
-    }
-
-    #[cold]
-    fn constructor_failed(&self, node: usize, start: usize, cause: pyo3::PyErr) -> TError {
-        if is_refusal(self.py, &cause) {
-            self.refused(node, "a value its constructor refused", start, cause)
-        } else {
-            cause.into()
-        }
-    }
-
-    fn typed_dict(
-        &mut self,
-        node: usize,
-        class: &Class,
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<Owned> {
-        with_slots(class.fields.len(), |values| {
-            self.fields(node, class, values, n, depth, start)?;
-            self.defaults(node, class, values, start)?;
-            // SAFETY: attached; every value is live.
-            unsafe {
-                let dict = made(ffi::new_dict(class.fields.len()))?;
-                for (f, value) in class.fields.iter().zip(values.iter()) {
-                    if let Some(value) = value {
-                        if !ffi::dict_insert(dict.as_ptr(), f.name.as_ptr(), value.as_ptr()) {
-                            return Err(ffi::fetch_error().into());
-                        }
-                    }
-                }
-                Ok(dict)
-            }
-        })
-    }
-
-    fn named_tuple(
-        &mut self,
-        node: usize,
-        class: &Class,
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<Owned> {
-        let fields = &class.fields;
-        if n > fields.len() || n < class.required {
-            return Err(TError::invalid(
-                format!(
-                    "expected {} (an array of {} to {} items), found an array of {n} items",
-                    self.nodes[node].name,
-                    class.required,
-                    fields.len()
-                ),
-                start,
-            ));
-        }
-        self.container(n, 1, depth, start)?;
-        with_slots(fields.len(), |values| {
-            for (i, f) in fields.iter().take(n).enumerate() {
-                let value = self
-                    .value(f.node, depth + 1)
-                    .map_err(|e| e.at(field_step(f)))?;
-                values[i] = Some(value);
-            }
-            self.defaults(node, class, values, start)?;
-            if class.direct {
-                // SAFETY: attached; the plan checked that the class's `__new__` is the one
-                // that only makes the tuple, and every field has a value.
-                unsafe {
-                    let tuple = ffi::new_tuple_subclass(class.cls.as_ptr(), values.len())?;
-                    for (i, value) in values.iter_mut().enumerate() {
-                        if let Some(value) = value.take() {
-                            ffi::tuple_set(&tuple, i, value);
-                        }
-                    }
-                    return Ok(tuple);
-                }
-            }
-            let args: Vec<Obj> = values.iter().flatten().map(Owned::as_ptr).collect();
-            // SAFETY: attached; every argument is live for the call.
-            unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }
-                .map_err(|cause| self.constructor_failed(node, start, cause))
-        })
-    }
-}
-
-/// Runs `f` with `n` empty slots, on the stack when they fit.
-#[inline(always)]
-fn with_slots<R>(n: usize, f: impl FnOnce(&mut [Option<Owned>]) -> R) -> R {
-    if n <= STACK_FIELDS {
-        let mut slots: [Option<Owned>; STACK_FIELDS] = Default::default();
-        f(&mut slots[..n])
-    } else {
-        let mut slots: Vec<Option<Owned>> = (0..n).map(|_| None).collect();
-        f(&mut slots)
     }
 }

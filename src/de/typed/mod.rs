@@ -4,9 +4,11 @@
 //! `fastmsgpack._typed` (Python) works out a plan for `T` once, from its annotations; the plan
 //! is compiled into [`plan::TypePlan`], kept by the class it is for, and [`decode`] follows it.
 
+mod classes;
 mod decode;
 pub mod error;
 pub mod plan;
+mod scalars;
 mod text;
 
 use pyo3::exceptions::PyTypeError;
