@@ -11,6 +11,7 @@ use pyo3::types::{PyBytes, PyString};
 use crate::de::{self, compat, Kind};
 
 /// The longest length each kind of item may declare.
+#[derive(Clone, Copy)]
 pub struct Limits {
     pub str: usize,
     pub bin: usize,
@@ -45,6 +46,20 @@ pub struct CompatOptions {
 /// A limit given as msgpack-python takes it: -1 (or any negative) for none.
 fn limit(value: i64) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
+}
+
+impl Limits {
+    /// The limits as msgpack-python takes them: a negative one is no limit.
+    pub fn new(str: i64, bin: i64, array: i64, map: i64, ext: i64) -> Limits {
+        Limits {
+            str: limit(str),
+            bin: limit(bin),
+            array: limit(array),
+            map: limit(map),
+            ext: limit(ext),
+            any: [str, bin, array, map, ext].iter().any(|&l| l >= 0),
+        }
+    }
 }
 
 /// A hook, checked to be callable.
@@ -115,22 +130,13 @@ impl CompatOptions {
                 Some(e) => e.unbind(),
                 None => pyo3::intern!(py, "strict").clone().unbind(),
             },
-            limits: Limits {
-                str: limit(max_str_len),
-                bin: limit(max_bin_len),
-                array: limit(max_array_len),
-                map: limit(max_map_len),
-                ext: limit(max_ext_len),
-                any: [
-                    max_str_len,
-                    max_bin_len,
-                    max_array_len,
-                    max_map_len,
-                    max_ext_len,
-                ]
-                .iter()
-                .any(|&l| l >= 0),
-            },
+            limits: Limits::new(
+                max_str_len,
+                max_bin_len,
+                max_array_len,
+                max_map_len,
+                max_ext_len,
+            ),
             format_error,
             stack_error,
             extra_data,

@@ -8,7 +8,9 @@
 //! costs time in proportion to its size.
 //!
 //! Errors: malformed bytes (a reserved marker, nesting beyond the limit) leave no way to tell
-//! where the next object starts, so the Unpacker raises that error again on every later call.
+//! where the next object starts, so the Unpacker raises that error again on every later call;
+//! so does an item over one of `fastmsgpack.compat`'s `max_*_len` limits (a `ValueError`, raised
+//! by the scanner as the item arrives).
 //! An object whose end was found but which cannot be decoded (invalid UTF-8, a key the options
 //! do not allow, a hook that raises) is consumed, its error raised, and the next object can be
 //! read.
@@ -18,11 +20,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::compat::Limits;
 use crate::de::scan::{Scan, Scanner};
+use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
-use crate::de::{self, Setup};
-use crate::exc::{BufferFull, MsgpackDecodeError, OutOfData};
+use crate::de::{self, DeError, Setup};
+use crate::exc::{BufferFull, OutOfData};
 use crate::opt::{self, Opt};
 
 mod raw;
@@ -45,8 +49,10 @@ pub struct Unpacker {
     /// `type=`: each object is decoded into it, by this plan, with `dec_hook`.
     plan: Option<Py<TypePlan>>,
     dec_hook: Option<Py<PyAny>>,
-    /// The message of the malformed-input error that stopped the stream.
-    broken: Option<String>,
+    /// The error that stopped the stream: its class and message.
+    broken: Option<(Py<pyo3::types::PyType>, String)>,
+    /// `fastmsgpack.compat`'s `max_*_len` limits, checked as each item arrives.
+    limits: Option<Limits>,
 }
 
 /// The extent of a complete object in the buffer.
@@ -82,14 +88,24 @@ impl Unpacker {
         Ok(())
     }
 
-    /// Where the next complete object is, reading from the file-like object as needed; `None`
-    /// when the bytes at hand (and, with a file, all it had) hold no complete object.
-    fn next_extent(&mut self, py: Python<'_>) -> PyResult<Option<Extent>> {
-        loop {
-            if let Some(message) = &self.broken {
-                return Err(MsgpackDecodeError::new_err(message.clone()));
+    /// The error that stopped the stream, raised again; `Ok` when it is not stopped.
+    fn check_broken(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.broken {
+            Some((class, message)) => {
+                Err(PyErr::from_type(class.bind(py).clone(), message.clone()))
             }
-            match self.scanner.scan(&self.buf[self.head..]) {
+            None => Ok(()),
+        }
+    }
+
+    /// Where the next complete object is, reading from the file-like object as needed; `None`
+    /// when the bytes at hand (and, with a file, all it had) hold no complete object. Items are
+    /// checked against the `max_*_len` limits when `limited`.
+    fn next_extent(&mut self, py: Python<'_>, limited: bool) -> PyResult<Option<Extent>> {
+        loop {
+            self.check_broken(py)?;
+            let limits = if limited { self.limits.as_ref() } else { None };
+            match self.scanner.scan(&self.buf[self.head..], limits) {
                 Ok(Scan::Complete(len)) => {
                     return Ok(Some(Extent {
                         start: self.head,
@@ -103,7 +119,7 @@ impl Unpacker {
                 }
                 Err(err) => {
                     let err = err.shifted(self.consumed).into_pyerr();
-                    self.broken = Some(err.value(py).to_string());
+                    self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
                     return Err(err);
                 }
             }
@@ -153,19 +169,46 @@ impl Unpacker {
 
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if self.plan.is_some() {
-            return self.next_typed(py);
-        }
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
-        // Most objects of a stream are whole in the buffer: decoded straight away, each byte is
-        // read once. Only when the decoder runs out of bytes does the scanner take over, and
-        // it goes on from call to call until the object is complete. Not with an ext_hook: a
-        // decode that ran out of bytes would have called it for values that are decoded again.
-        if hook.is_none() && self.scanner.is_idle() && self.broken.is_none() && self.held() > 0 {
+        let Some(plan) = self.plan.as_ref().map(|p| p.bind(py).clone()) else {
+            return self.next_with(py, hook.is_none(), |input, whole| {
+                if whole {
+                    let obj = de::decode_whole(py, input, &setup).map_err(Failure::Untyped)?;
+                    Ok((obj, input.len()))
+                } else {
+                    de::decode_first(py, input, &setup).map_err(Failure::Untyped)
+                }
+            });
+        };
+        let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());
+        let typed = Typed::with_plan(py, plan, dec_hook.as_ref(), self.opts, hook.as_ref(), None)?;
+        let direct = hook.is_none() && dec_hook.is_none();
+        self.next_with(py, direct, |input, whole| {
+            typed
+                .decode_at(py, input, &setup, whole)
+                .map_err(Failure::Typed)
+        })
+    }
+
+    /// The next object, by `decode(input, whole)`: the object `input` starts with (all of `input`
+    /// when `whole`) and its length.
+    ///
+    /// Most objects of a stream are whole in the buffer: decoded straight away, each byte is
+    /// read once. Only when the decoder runs out of bytes does the scanner take over, and it goes
+    /// on from call to call until the object is complete. Not when `direct` is false (a hook is
+    /// set): a decode that ran out of bytes would have called the hook for values that are
+    /// decoded again.
+    fn next_with<'py>(
+        &mut self,
+        py: Python<'py>,
+        direct: bool,
+        decode: impl Fn(&[u8], bool) -> Result<(Bound<'py, PyAny>, usize), Failure>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if direct && self.scanner.is_idle() && self.broken.is_none() && self.held() > 0 {
             // On an error, the scanner finds where the object ends (or waits for it) and the
             // decoder below raises the error again once the object is whole.
-            if let Ok((obj, len)) = de::decode_first(py, &self.buf[self.head..], &setup) {
+            if let Ok((obj, len)) = decode(&self.buf[self.head..], false) {
                 let extent = Extent {
                     start: self.head,
                     end: self.head + len,
@@ -174,53 +217,34 @@ impl Unpacker {
                 return Ok(Some(obj));
             }
         }
-        let Some(extent) = self.next_extent(py)? else {
+        let Some(extent) = self.next_extent(py, true)? else {
             return Ok(None);
         };
         let offset = self.consumed;
-        let result = de::decode_whole(py, &self.buf[extent.start..extent.end], &setup);
+        let result = decode(&self.buf[extent.start..extent.end], true);
         // Decoded or not, the object's bytes are done with: its end is known.
         self.consume(&extent);
         result
-            .map(Some)
-            .map_err(|err| err.shifted(offset).into_pyerr())
-    }
-
-    /// [`Unpacker::next_object`] with `type=`: the same two ways, through the typed decoder.
-    fn next_typed<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
-        let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
-        let plan = self.plan.as_ref().map(|p| p.bind(py).clone());
-        let Some(plan) = plan else {
-            return Ok(None);
-        };
-        let typed = Typed::with_plan(py, plan, dec_hook.as_ref(), self.opts, hook.as_ref(), None)?;
-        // Hooks would run again for an object decoded twice: with one, the scanner goes first.
-        if hook.is_none()
-            && dec_hook.is_none()
-            && self.scanner.is_idle()
-            && self.broken.is_none()
-            && self.held() > 0
-        {
-            if let Ok((obj, len)) = typed.decode_at(py, &self.buf[self.head..], &setup, false) {
-                let extent = Extent {
-                    start: self.head,
-                    end: self.head + len,
-                };
-                self.consume(&extent);
-                return Ok(Some(obj));
-            }
-        }
-        let Some(extent) = self.next_extent(py)? else {
-            return Ok(None);
-        };
-        let offset = self.consumed;
-        let result = typed.decode_at(py, &self.buf[extent.start..extent.end], &setup, true);
-        self.consume(&extent);
-        result
             .map(|(obj, _)| Some(obj))
-            .map_err(|err| err.shifted(offset).into_pyerr())
+            .map_err(|failure| failure.at_stream_offset(offset))
+    }
+}
+
+/// Why an object could not be decoded, kept as the decoder's own error until it is raised: the
+/// first, direct attempt drops it, most often because the object is not whole yet.
+enum Failure {
+    Untyped(DeError),
+    Typed(TError),
+}
+
+impl Failure {
+    /// The Python exception, its offset counted from the start of the stream.
+    #[cold]
+    fn at_stream_offset(self, base: u64) -> PyErr {
+        match self {
+            Failure::Untyped(err) => err.shifted(base).into_pyerr(),
+            Failure::Typed(err) => err.shifted(base).into_pyerr(),
+        }
     }
 }
 
@@ -291,6 +315,7 @@ impl Unpacker {
             opts,
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
+            limits: None,
         })
     }
 
@@ -314,7 +339,8 @@ impl Unpacker {
 
     /// Consumes the next object without building it; `OutOfData` when there is no complete one.
     fn skip(&mut self, py: Python<'_>) -> PyResult<()> {
-        let extent = self.next_extent(py)?.ok_or_else(out_of_data)?;
+        // Without the limits, as msgpack-python skips.
+        let extent = self.next_extent(py, false)?.ok_or_else(out_of_data)?;
         self.consume(&extent);
         Ok(())
     }
@@ -362,6 +388,13 @@ impl Unpacker {
         self.take_header(py, true)
     }
 
+    /// Checks each item, as it arrives, against msgpack-python's `max_*_len` limits (a negative
+    /// one is no limit), raising `ValueError` for one over its limit (`fastmsgpack.compat`).
+    fn _limit_lengths(&mut self, str: i64, bin: i64, array: i64, map: i64, ext: i64) {
+        let limits = Limits::new(str, bin, array, map, ext);
+        self.limits = limits.any.then_some(limits);
+    }
+
     /// Up to `n` bytes of the stream as they are (`fastmsgpack.compat`).
     fn _read_bytes<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
         self.take_bytes(py, n)
@@ -370,7 +403,7 @@ impl Unpacker {
     /// The bytes of the next complete object, not decoded, or `None` (for the command line,
     /// which converts each object with the transcoder).
     fn _next_raw<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let Some(extent) = self.next_extent(py)? else {
+        let Some(extent) = self.next_extent(py, true)? else {
             return Ok(None);
         };
         let bytes = PyBytes::new(py, &self.buf[extent.start..extent.end]);

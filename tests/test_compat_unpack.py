@@ -230,3 +230,83 @@ def test_read_bytes_reads_on_from_the_file() -> None:
     assert ours.tell() == theirs.tell()
     assert ours.read_bytes(10) == theirs.read_bytes(10)
     assert ours.tell() == theirs.tell()
+
+
+# Streams whose first object breaks a limit (or sits at it), and the limits: msgpack-python's
+# Unpacker checks a container as soon as its header has arrived, and a str, bin or ext once its
+# bytes have all arrived, inside an object not yet complete too.
+STREAM_LIMITED: list[tuple[str, bytes, dict[str, int]]] = [
+    ("array32 header", b"\xdd" + (10**9).to_bytes(4, "big"), {"max_array_len": 100}),
+    ("map32 header", b"\xdf" + (10**9).to_bytes(4, "big"), {"max_map_len": 100}),
+    ("fixarray", b"\x93\x01\x02\x03", {"max_array_len": 2}),
+    ("array in a map", b"\x81\xa1a\x93\x01\x02\x03\x04", {"max_array_len": 2}),
+    ("map in an array", b"\x92\x01\x83\x01\x02\x03\x04\x05\x06", {"max_map_len": 2}),
+    ("bin8", b"\xc4\xc8" + b"x" * 200, {"max_bin_len": 100}),
+    ("str8", b"\xd9\xc8" + b"x" * 200, {"max_str_len": 100}),
+    ("bin in an open array", b"\x93\x01\xc4\x05abcde", {"max_bin_len": 2}),
+    ("str as a map key", b"\x81\xa3abc\x01", {"max_str_len": 2}),
+    ("fixext 16", b"\xd8\x05" + b"x" * 16, {"max_ext_len": 10}),
+    ("fixext 16 at its limit", b"\xd8\x05" + b"x" * 16, {"max_ext_len": 16}),
+    ("timestamp", b"\xd6\xff\x00\x00\x00\x01", {"max_ext_len": 3}),
+    ("all at their limits", b"\x92\xa2ab\xc4\x02xy", {"max_str_len": 2, "max_array_len": 2}),
+    # Headers whose data has not arrived: msgpack-python waits for a str, bin or ext.
+    ("bin32 header", b"\xc6" + (10**9).to_bytes(4, "big"), {"max_bin_len": 100}),
+    ("str32 header", b"\xdb" + (10**9).to_bytes(4, "big"), {"max_str_len": 100}),
+    ("ext32 header", b"\xc9" + (10**9).to_bytes(4, "big") + b"\x05", {"max_ext_len": 100}),
+    # The defaults come from max_buffer_size (half of it for maps).
+    ("array16 over max_buffer_size", b"\xdc\x00\x80", {"max_buffer_size": 100}),
+    ("map16 over half of it", b"\xde\x00\x40", {"max_buffer_size": 100}),
+    ("array16 within it", b"\xdc\x00\x40\x01", {"max_buffer_size": 100}),
+]
+
+
+def first_outcome(module: Any, data: bytes, mode: str, **kwargs: Any) -> Any:
+    """What unpack() gives first: fed whole, fed a byte at a time (and after which byte), fed
+    the first 5 bytes only (a header), or read from a file."""
+    if mode == "file":
+        unpacker = module.Unpacker(io.BytesIO(data), **kwargs)
+        pieces = [b""]
+    else:
+        unpacker = module.Unpacker(**kwargs)
+        pieces = {
+            "whole": [data],
+            "bytewise": [data[i : i + 1] for i in range(len(data))],
+            "header only": [data[:5]],
+        }[mode]
+    for i, piece in enumerate(pieces):
+        if mode != "file":
+            unpacker.feed(piece)
+        try:
+            return i, plain(unpacker.unpack())
+        except Exception as exc:  # noqa: BLE001 (the class is what must match)
+            if type(exc).__name__ != "OutOfData":
+                return i, type(exc).__name__
+    return "OutOfData"
+
+
+@pytest.mark.parametrize(
+    ("data", "kwargs"), [c[1:] for c in STREAM_LIMITED], ids=[c[0] for c in STREAM_LIMITED]
+)
+@pytest.mark.parametrize("mode", ["whole", "bytewise", "header only", "file"])
+def test_unpacker_limits_act_as_msgpack_as_items_arrive(
+    data: bytes, kwargs: dict[str, int], mode: str
+) -> None:
+    ours = first_outcome(compat, data, mode, **kwargs)
+    assert ours == first_outcome(msgpack, data, mode, **kwargs)
+
+
+def test_unpacker_limit_error_stays_and_skip_ignores_limits() -> None:
+    unpacker = compat.Unpacker(max_array_len=2)
+    unpacker.feed(b"\xdd\x00\x00\x00\x03")
+    for _ in range(3):
+        with pytest.raises(ValueError, match="exceeds max_array_len"):
+            unpacker.unpack()
+    # The limits apply to unpack() and iteration; skip() and read_array_header() pass what
+    # they exceed, as in msgpack-python.
+    for module in (compat, msgpack):
+        skipping = module.Unpacker(max_array_len=2, max_str_len=1)
+        skipping.feed(b"\x93\x01\x02\x03\xa3abc\x05\x93")
+        skipping.skip()
+        skipping.skip()
+        assert skipping.unpack() == 5
+        assert skipping.read_array_header() == 3

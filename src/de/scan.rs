@@ -8,10 +8,16 @@
 //! header, not its payload, since a `str`, `bin` or ext is taken by its length without being
 //! looked at. A declared length is only ever compared with the bytes at hand, so a header
 //! declaring 4 GiB makes the scanner wait, and reserves nothing.
+//!
+//! Given `fastmsgpack.compat`'s `max_*_len` limits, the scanner checks each item against them as
+//! it reads it ([`header::check_token`]): a container as soon as its header has arrived, a
+//! `str`, `bin` or ext once its bytes have, whether or not the object around it is complete.
 
+use super::compat::header;
 use super::error::{DeError, Kind};
 use super::reader::Reader;
 use super::token::{self, Token};
+use crate::compat::Limits;
 use crate::limits::MAX_DECODE_DEPTH;
 
 #[derive(Default)]
@@ -33,8 +39,9 @@ pub enum Scan {
 impl Scanner {
     /// Scans on from where the last call stopped. `data` starts where the object starts and
     /// holds at least the bytes the last call saw. Once an object is complete the scanner is
-    /// ready for the next one, which starts at the returned end.
-    pub fn scan(&mut self, data: &[u8]) -> Result<Scan, DeError> {
+    /// ready for the next one, which starts at the returned end. With `limits`, an item longer
+    /// than its limit is an error (a `ValueError`), raised once the item has been read.
+    pub fn scan(&mut self, data: &[u8], limits: Option<&Limits>) -> Result<Scan, DeError> {
         let mut r = Reader::new(data);
         loop {
             r.pos = self.pos;
@@ -47,14 +54,19 @@ impl Scanner {
             {
                 return Err(DeError::input(Kind::TooDeep, self.pos));
             }
-            let children = match token::next(&mut r, "value") {
-                Ok(Token::Array(n)) => Some(n as u64),
-                Ok(Token::Map(n)) => Some(2 * n as u64),
-                Ok(_) => None,
+            let token = match token::next(&mut r, "value") {
+                Ok(token) => token,
                 Err(err) if err.is_truncated() => return Ok(Scan::Incomplete),
                 Err(err) => return Err(err),
             };
-            let children = children.unwrap_or(0);
+            if let Some(limits) = limits {
+                header::check_token(&token, limits)?;
+            }
+            let children = match token {
+                Token::Array(n) => n as u64,
+                Token::Map(n) => 2 * n as u64,
+                _ => 0,
+            };
             if children > 0 {
                 self.open.push(children);
             }
@@ -104,7 +116,7 @@ mod tests {
         let (mut start, mut fed, mut found) = (0, 0, Vec::new());
         while fed < stream.len() {
             fed = (fed + piece).min(stream.len());
-            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed]) {
+            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed], None) {
                 start += end;
                 found.push(start);
             }
@@ -134,16 +146,41 @@ mod tests {
             b"\xc6\xff\xff\xff\xff",
         ] {
             scanner.reset();
-            assert!(matches!(scanner.scan(header), Ok(Scan::Incomplete)));
+            assert!(matches!(scanner.scan(header, None), Ok(Scan::Incomplete)));
         }
     }
 
     #[test]
     fn malformed_bytes_are_errors() {
         let mut scanner = Scanner::default();
-        assert!(scanner.scan(b"\x92\xc1").is_err());
+        assert!(scanner.scan(b"\x92\xc1", None).is_err());
         scanner.reset();
         let deep = vec![0x91u8; MAX_DECODE_DEPTH as usize + 1];
-        assert!(scanner.scan(&deep).is_err());
+        assert!(scanner.scan(&deep, None).is_err());
+    }
+
+    #[test]
+    fn limits_act_when_the_item_is_read() {
+        pyo3::Python::initialize();
+        let limits = Limits::new(2, 2, 2, 2, 2);
+        let mut scanner = Scanner::default();
+        // A container as soon as its header is whole, before any item has arrived.
+        assert!(scanner.scan(b"\xdd\x00\x01", Some(&limits)).is_ok());
+        assert!(scanner
+            .scan(b"\xdd\x00\x01\x00\x00", Some(&limits))
+            .is_err());
+        // A bin once its bytes are all there, inside an array not yet complete.
+        scanner.reset();
+        assert!(matches!(
+            scanner.scan(b"\x92\xc4\x03ab", Some(&limits)),
+            Ok(Scan::Incomplete)
+        ));
+        assert!(scanner.scan(b"\x92\xc4\x03abc", Some(&limits)).is_err());
+        // At the limit is allowed; an ext's type byte does not count.
+        scanner.reset();
+        assert!(matches!(
+            scanner.scan(b"\x92\xa2ab\xd5\x01xy", Some(&limits)),
+            Ok(Scan::Complete(8))
+        ));
     }
 }

@@ -37,9 +37,7 @@ impl Unpacker {
     /// item is something else.
     pub(super) fn take_header(&mut self, py: Python<'_>, map: bool) -> PyResult<usize> {
         loop {
-            if let Some(message) = &self.broken {
-                return Err(crate::exc::MsgpackDecodeError::new_err(message.clone()));
-            }
+            self.check_broken(py)?;
             let held = &self.buf[self.head..];
             if let Some(&marker) = held.first() {
                 let Some(size) = header_size(marker, map) else {

@@ -219,6 +219,10 @@ def _stream_error(exc: Exception) -> Exception:
     return FormatError(str(exc))
 
 
+# The kinds of item a max_<kind>_len limits, in the order _limit_lengths takes them.
+_LIMITED = ("str", "bin", "array", "map", "ext")
+
+
 class Unpacker:
     """Objects from a stream, fed by hand or read from `file_like`, with msgpack-python's options."""
 
@@ -234,10 +238,17 @@ class Unpacker:
         if read_size > max_buffer_size:
             raise ValueError("read_size must be smaller than max_buffer_size")
         read_size = read_size or min(max_buffer_size, 16 * 1024)
+        # The limits act in the core's stream scanner, as each item arrives, with msgpack-python's
+        # defaults (from max_buffer_size); the objects it has checked are decoded without them.
+        limits = [options.pop(f"max_{kind}_len", -1) for kind in _LIMITED]
+        for i, kind in enumerate(_LIMITED):
+            if limits[i] == -1:
+                limits[i] = max_buffer_size // 2 if kind == "map" else max_buffer_size
         self._options = _options(**options)
         self._stream = _core.Unpacker(
             file_like, read_size=read_size, max_buffer_size=max_buffer_size
         )
+        self._stream._limit_lengths(*limits)
 
     def feed(self, next_bytes: Any) -> None:
         """Adds bytes to the stream."""
@@ -260,9 +271,12 @@ class Unpacker:
         return _core._unpackb_compat(raw, self._options)
 
     def skip(self) -> None:
-        """Consumes the next object without building it."""
-        if self._raw() is None:
-            raise OutOfData
+        """Consumes the next object without building it (the max_*_len limits do not apply, as in
+        msgpack-python)."""
+        try:
+            self._stream.skip()
+        except _core.MsgpackDecodeError as exc:
+            raise _stream_error(exc) from None
 
     def read_array_header(self) -> int:
         """The item count of the array header next in the stream (the items follow)."""

@@ -1,10 +1,11 @@
-//! The `max_*_len` limits, checked on an item's header before the item is read.
+//! The `max_*_len` limits: checked on an item's header before the item is read (by the compat
+//! decoder), or on a token as the stream scanner reads it (by `fastmsgpack.compat.Unpacker`).
 
 use pyo3::exceptions::PyValueError;
 
 use crate::compat::Limits;
 use crate::de::error::DeError;
-use crate::de::token;
+use crate::de::token::{self, Token};
 
 /// Checks the length that the item starting `data` declares in its header against its limit.
 #[inline(always)]
@@ -21,6 +22,25 @@ pub fn check(data: &[u8], limits: &Limits) -> Result<(), DeError> {
         "array" => limits.array,
         "map" => limits.map,
         _ => limits.ext,
+    };
+    if len > max {
+        return Err(too_long(len, what, max));
+    }
+    Ok(())
+}
+
+/// Checks the length of an item the stream scanner has read against its limit, when msgpack-python's
+/// stream reader checks it: a container's as soon as its header has arrived, a `str`'s, `bin`'s or
+/// ext's once its bytes have all arrived (an ext's data, its type byte not counted).
+#[inline(always)]
+pub fn check_token(token: &Token<'_>, limits: &Limits) -> Result<(), DeError> {
+    let (what, len, max) = match *token {
+        Token::Str(bytes) => ("str", bytes.len(), limits.str),
+        Token::Bin(bytes) => ("bin", bytes.len(), limits.bin),
+        Token::Ext(_, data) => ("ext", data.len(), limits.ext),
+        Token::Array(n) => ("array", n, limits.array),
+        Token::Map(n) => ("map", n, limits.map),
+        _ => return Ok(()),
     };
     if len > max {
         return Err(too_long(len, what, max));

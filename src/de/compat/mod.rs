@@ -8,7 +8,7 @@
 //! ([`header::check`]) and against the input before anything is allocated for it.
 
 mod ext;
-mod header;
+pub mod header;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
