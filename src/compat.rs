@@ -187,10 +187,13 @@ pub fn _unpackb_compat<'py>(
     Ok(value)
 }
 
-/// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type` and
-/// `use_single_float` (see [`crate::ser::packb_legacy`]).
+/// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type`,
+/// `use_single_float` and `unicode_errors` (a codec error handler's name, as ASCII bytes), the
+/// output starting with room for `start` bytes (see [`crate::ser::packb_compat`]).
 #[pyfunction]
-#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, /))]
+#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, unicode_errors=None,
+                    start=0, /))]
+#[allow(clippy::too_many_arguments)]
 pub fn _packb_compat<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -198,9 +201,24 @@ pub fn _packb_compat<'py>(
     option: u32,
     use_bin_type: bool,
     use_single_float: bool,
+    unicode_errors: Option<&[u8]>,
+    start: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     if option & !crate::opt::PACKB_MASK != 0 {
         return Err(PyValueError::new_err("invalid option"));
     }
-    crate::ser::packb_legacy(py, obj, default, option, !use_bin_type, use_single_float)
+    let unicode_errors = unicode_errors
+        .map(std::ffi::CString::new)
+        .transpose()
+        .map_err(|_| PyValueError::new_err("unicode_errors holds a NUL byte"))?;
+    crate::ser::packb_compat(
+        py,
+        obj,
+        default,
+        option,
+        !use_bin_type,
+        use_single_float,
+        unicode_errors,
+        start,
+    )
 }

@@ -3,6 +3,7 @@ same exception class), its types, and the common idioms of code written for msgp
 
 from __future__ import annotations
 
+import codecs
 import collections
 import datetime
 import enum
@@ -178,3 +179,72 @@ def test_default_errors_pass_through_nested_calls_and_threads() -> None:
     for t in threads:
         t.join()
     assert len(results) == 800
+
+
+def stars(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeEncodeError)
+    return "*" * (error.end - error.start), error.end
+
+
+codecs.register_error("fastmsgpack-test-stars", stars)
+
+# Every handler the codecs module has, one registered here, and names msgpack-python takes
+# without complaint until a str needs them (unknown, empty, cut at a NUL), or refuses at once.
+HANDLERS: list[Any] = [
+    None,
+    "strict",
+    "replace",
+    "ignore",
+    "surrogateescape",
+    "surrogatepass",
+    "backslashreplace",
+    "xmlcharrefreplace",
+    "namereplace",
+    "fastmsgpack-test-stars",
+    b"surrogatepass",
+    "no-such-handler",
+    "",
+    "ignore\0trailing",
+    "ignor\xe9",
+    1,
+]
+SURROGATES = [
+    "a\ud800b\udcffc\U0001f600",
+    "\udc80\udcff",
+    {"k\ud83d": ["\ud800", "fine", {"\udfff": 1}]},
+    ["é\ud83d", "plain"],
+    "plain",
+]
+
+
+@pytest.mark.parametrize("handler", HANDLERS, ids=repr)
+def test_unicode_errors_encode_as_msgpack(handler: Any) -> None:
+    for value in SURROGATES:
+        for options in (
+            {},
+            {"use_bin_type": False},
+            {"use_single_float": True},
+            {"buf_size": 4096},
+        ):
+            kwargs = {"unicode_errors": handler, **options}
+            assert packed(compat, value, **kwargs) == packed(msgpack, value, **kwargs), kwargs
+
+
+def test_unicode_errors_raise_what_the_handler_raises() -> None:
+    with pytest.raises(LookupError):
+        compat.packb("\ud800", unicode_errors="no-such-handler")
+    with pytest.raises(UnicodeEncodeError):
+        compat.packb(["\ud800"], unicode_errors="surrogateescape")
+    assert compat.packb("ok", unicode_errors="no-such-handler") == b"\xa2ok"
+
+
+BUF_SIZES: list[Any] = [0, 1, 1024, 1025, 5000, 2**20, True, 2.5, -1, -(2**63), 2**64, 2**70]
+BUF_SIZES += [None, "10"]
+
+
+@pytest.mark.parametrize("buf_size", BUF_SIZES, ids=repr)
+def test_buf_size_is_checked_as_msgpack_and_changes_no_byte(buf_size: Any) -> None:
+    for value in ([1.5, "x" * 3000, b"y" * 70000, {"k": list(range(2000))}], "small"):
+        for options in ({}, {"use_bin_type": False}, {"autoreset": False}):
+            kwargs = {"buf_size": buf_size, **options}
+            assert packed(compat, value, **kwargs) == packed(msgpack, value, **kwargs), kwargs

@@ -99,6 +99,24 @@ pub unsafe fn str_utf8_replacing(obj: Obj) -> Option<Owned> {
     }
 }
 
+/// The string encoded as UTF-8 with the codec error handler named `errors` (any registered
+/// handler: `"surrogatepass"`, `"ignore"`, ...), as a new `bytes` object; `None` with the
+/// handler's error set (`LookupError` for an unknown name).
+///
+/// # Safety
+/// `obj` is a live `str` instance and the GIL is held.
+#[cold]
+pub unsafe fn str_utf8_with(obj: Obj, errors: &std::ffi::CStr) -> Option<Owned> {
+    // SAFETY: `obj` is a live str; the codec and handler names are NUL-terminated.
+    unsafe {
+        Owned::from_new(ffi::PyUnicode_AsEncodedString(
+            obj,
+            c"utf-8".as_ptr(),
+            errors.as_ptr(),
+        ))
+    }
+}
+
 /// A `str` from ASCII bytes: a new one, or CPython's own for a single character.
 ///
 /// CPython keeps one `str` per character below 256, so a one-character string (a flag, a

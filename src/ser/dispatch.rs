@@ -23,7 +23,7 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // checked the object's type.
     unsafe {
         match classify(obj, st, cx) {
-            ObType::Str => per_type::str::write(obj, st, e),
+            ObType::Str => per_type::str::write(obj, st, cx, e),
             ObType::Int => per_type::int::write(obj, st, cx, e),
             ObType::Dict => per_type::dict::write(obj, st, cx, e),
             ObType::List => per_type::list::write(obj, st, cx, e),

@@ -31,6 +31,9 @@ pub struct Ctx {
     pub last_lineage: obtype::LastLineage,
     /// Enum members met in this call, and their values.
     pub member_values: per_type::enums::MemberValues,
+    /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates):
+    /// `fastmsgpack.compat`'s `unicode_errors`, other than "strict" and "replace".
+    pub unicode_errors: Option<std::ffi::CString>,
 }
 
 /// What stays the same for a whole call, looked up once.
@@ -52,6 +55,7 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         last_fixed_tz: std::cell::Cell::new(None),
         last_lineage: obtype::LastLineage::default(),
         member_values: Default::default(),
+        unicode_errors: None,
     })
 }
 
@@ -138,21 +142,35 @@ fn write_msgpack(
     }
 }
 
-/// Packs `obj` as `packb` does, with strings and bytes as old-spec raw strings (`old_spec`) and
-/// floats as float32 (`single_float`): msgpack-python's `use_bin_type=False` and
-/// `use_single_float=True`, for `fastmsgpack.compat` only.
-pub fn packb_legacy<'py>(
+/// Packs `obj` as `packb` does, for `fastmsgpack.compat`'s `Packer`: with strings and bytes as
+/// old-spec raw strings (`old_spec`) and floats as float32 (`single_float`), as msgpack-python's
+/// `use_bin_type=False` and `use_single_float=True`; a str that strict UTF-8 refuses encoded with
+/// the error handler `unicode_errors`; the output starting with room for `start` bytes
+/// (`buf_size`) when that is more than the scratch buffer holds.
+#[allow(clippy::too_many_arguments)]
+pub fn packb_compat<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
     old_spec: bool,
     single_float: bool,
+    unicode_errors: Option<std::ffi::CString>,
+    start: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cx = context(py, default, opts)?;
+    let mut cx = context(py, default, opts)?;
+    cx.unicode_errors = unicode_errors;
     let mut scratch = ffi::scratch();
-    // SAFETY: as in `packb`.
-    let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
+    let writer = if start > ffi::SCRATCH_LEN {
+        // SAFETY: the GIL is held (`py`).
+        unsafe { BytesWriter::with_capacity(start) }?
+    } else {
+        // SAFETY: as in `packb`.
+        unsafe { BytesWriter::in_scratch(&mut scratch) }
+    };
+    if !old_spec && !single_float {
+        return finish(py, write_msgpack(obj, opts, &cx, writer)?);
+    }
     let mut emitter = Legacy::new(MsgpackEmitter::new(writer), old_spec, single_float);
     dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
     finish(py, emitter.into_inner().into_writer())

@@ -74,7 +74,7 @@ class Packer:
         strict_types: bool = False,
         datetime: bool = False,
         unicode_errors: str | None = None,
-        buf_size: int | None = None,
+        buf_size: int = ...,
     ) -> None: ...
     def pack(self, obj: Any) -> bytes | None: ...
     def pack_array_header(self, n: int) -> bytes | None: ...
@@ -146,7 +146,7 @@ def packb(
     strict_types: bool = False,
     datetime: bool = False,
     unicode_errors: str | None = None,
-    buf_size: int | None = None,
+    buf_size: int = ...,
 ) -> bytes: ...
 def pack(o: Any, stream: IO[bytes], **kwargs: Any) -> None: ...
 

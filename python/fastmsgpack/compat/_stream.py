@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import struct
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -62,6 +63,36 @@ def _raised() -> list[BaseException]:
     return raised
 
 
+# `buf_size` not given: each message starts in the core's 1 KiB scratch buffer.
+_NO_BUF_SIZE: Any = object()
+
+
+def _error_handler(unicode_errors: Any) -> bytes | None:
+    """The codec error handler's name as msgpack-python takes it: ASCII str or bytes, up to the
+    first NUL (a C string), looked up only when a str cannot be encoded."""
+    if unicode_errors is None:
+        return None
+    name = unicode_errors.encode("ascii") if isinstance(unicode_errors, str) else unicode_errors
+    if not isinstance(name, bytes):
+        raise TypeError(f"expected bytes, {type(unicode_errors).__name__} found")
+    return name.split(b"\0", 1)[0]
+
+
+def _start_size(buf_size: Any) -> int:
+    """`buf_size` checked as msgpack-python converts it to a C size_t."""
+    if not isinstance(buf_size, int):
+        if not hasattr(type(buf_size), "__int__"):
+            raise TypeError("an integer is required")
+        buf_size = int(buf_size)
+    if buf_size < 0:
+        raise OverflowError("can't convert negative value to size_t")
+    if buf_size >= 2**64:
+        raise OverflowError("Python int too large to convert to C size_t")
+    if buf_size > sys.maxsize:
+        raise MemoryError("Unable to allocate internal buffer.")
+    return int(buf_size)
+
+
 class Packer:
     """Packs objects as msgpack-python's Packer does (use_bin_type=True, float64)."""
 
@@ -75,12 +106,11 @@ class Packer:
         strict_types: bool = False,
         datetime: bool = False,
         unicode_errors: str | None = None,
-        buf_size: int | None = None,
+        buf_size: int = _NO_BUF_SIZE,
     ) -> None:
-        if unicode_errors not in (None, "strict", "replace"):
-            raise NotImplementedError(
-                "fastmsgpack.compat packs with unicode_errors 'strict' or 'replace' only"
-            )
+        errors = _error_handler(unicode_errors)
+        # Each message starts with room for this many bytes (0: in the scratch buffer).
+        self._start = 0 if buf_size is _NO_BUF_SIZE else _start_size(buf_size)
         if default is not None and not callable(default):
             raise TypeError("default must be callable")
         self._default = default
@@ -89,10 +119,15 @@ class Packer:
         self._autoreset = autoreset
         self._buffer = bytearray()
         self._option = _PASS | (_STRICT if strict_types else 0)
-        if unicode_errors == "replace":
+        if errors == b"replace":
             self._option |= _core.OPT_REPLACE_SURROGATES
-        # The old spec (no bin, no str8) and float32 go through the core's legacy emitter.
-        self._legacy = not use_bin_type or use_single_float
+        # "strict" is how strings are encoded without a handler; "replace" is the option above.
+        self._errors = None if errors in (b"strict", b"replace") else errors
+        # The old spec (no bin, no str8), float32, another error handler or a buf_size go
+        # through the core's _packb_compat; the rest through packb itself.
+        self._special = (
+            not use_bin_type or use_single_float or self._errors is not None or self._start > 0
+        )
         self._use_bin_type = use_bin_type
         self._use_single_float = use_single_float
 
@@ -137,9 +172,15 @@ class Packer:
 
     def _packb(self, obj: Any) -> bytes:
         try:
-            if self._legacy:
+            if self._special:
                 return _core._packb_compat(
-                    obj, self._fallback, self._option, self._use_bin_type, self._use_single_float
+                    obj,
+                    self._fallback,
+                    self._option,
+                    self._use_bin_type,
+                    self._use_single_float,
+                    self._errors,
+                    self._start,
                 )
             return _core.packb(obj, self._fallback, self._option)
         except _core.MsgpackEncodeError as exc:

@@ -27,7 +27,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         e.map_begin(names.len())?;
         for (i, &name) in names.iter().enumerate() {
             e.map_key(i)?;
-            per_type::str::write(name, st, e)?;
+            per_type::str::write(name, st, cx, e)?;
             e.map_value()?;
             let value = match dict.as_ref().and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
                 Some(value) => Owned::from_borrowed(value),

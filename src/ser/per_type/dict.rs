@@ -61,8 +61,8 @@ unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) ->
     }
 }
 
-/// One entry to sort: the key's UTF-8 (borrowed from `key`, or from `replaced` when lone
-/// surrogates were replaced), with key and value held.
+/// One entry to sort: the key's UTF-8 (borrowed from `key`, or from `replaced` when a key with
+/// lone surrogates was encoded with replacements), with key and value held.
 struct Entry<'a> {
     utf8: std::borrow::Cow<'a, [u8]>,
     _key: Owned,
@@ -104,13 +104,8 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e:
             let (utf8, replaced) = match ffi::str_utf8(key.as_ptr()) {
                 Some(utf8) => (utf8, None),
                 None => {
-                    let cause = ffi::fetch_error();
-                    if !st.has(opt::REPLACE_SURROGATES) {
-                        return Err(error::surrogates(cause));
-                    }
-                    let replaced =
-                        ffi::str_utf8_replacing(key.as_ptr()).ok_or_else(ffi::fetch_error)?;
-                    (ffi::bytes_data(replaced.as_ptr()), Some(replaced))
+                    let encoded = per_type::str::encode_surrogates(key.as_ptr(), st, cx)?;
+                    (ffi::bytes_data(encoded.as_ptr()), Some(encoded))
                 }
             };
             let value = Owned::from_borrowed(value);

@@ -58,7 +58,7 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     // SAFETY: forwarded from the caller.
     unsafe {
         if ffi::type_of(key) == ffi::str_type() {
-            return per_type::str::write(key, st, e);
+            return per_type::str::write(key, st, cx, e);
         }
         if !st.has(opt::NON_STR_KEYS) {
             return Err(error::bad_key(key, false));
@@ -79,7 +79,7 @@ unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) ->
         } else if ty == ffi::bool_type() {
             e.bool(key == ffi::true_obj())
         } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
-            per_type::str::write(key, st, e)
+            per_type::str::write(key, st, cx, e)
         } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_LONG_SUBCLASS) {
             match int_value(key) {
                 IntValue::I64(v) => e.int(v),

@@ -139,12 +139,8 @@ unsafe fn sort_text<E: Emitter>(key: Obj, st: State, cx: &Ctx) -> Res<Vec<u8>> {
             if let Some(utf8) = ffi::str_utf8(key) {
                 return Ok(utf8.to_vec());
             }
-            let cause = ffi::fetch_error();
-            if !st.has(opt::REPLACE_SURROGATES) {
-                return Err(error::surrogates(cause));
-            }
-            let replaced = ffi::str_utf8_replacing(key).ok_or_else(ffi::fetch_error)?;
-            return Ok(ffi::bytes_data(replaced.as_ptr()).to_vec());
+            let encoded = per_type::str::encode_surrogates(key, st, cx)?;
+            return Ok(ffi::bytes_data(encoded.as_ptr()).to_vec());
         }
         if !E::STRINGIFIES_KEYS {
             return Err(error::sort_non_str_keys());

@@ -5,31 +5,51 @@ use crate::ffi::{self, fetch_error, Obj};
 use crate::opt;
 use crate::ser::error;
 use crate::ser::state::State;
+use crate::ser::Ctx;
 
 /// A `str` (or subclass) as UTF-8.
 ///
 /// # Safety
 /// `obj` is a live str; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     match unsafe { ffi::str_utf8(obj) } {
         Some(utf8) => e.str(utf8),
         // SAFETY: forwarded from the caller.
-        None => unsafe { write_surrogates(obj, st, e) },
+        None => unsafe { write_surrogates(obj, st, cx, e) },
     }
 }
 
-/// A string with lone surrogates: an error, or `?` in their place with the option.
+/// A string with lone surrogates, which strict UTF-8 refuses.
 #[cold]
-unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, e: &mut E) -> Res {
-    let cause = fetch_error();
-    if !st.has(opt::REPLACE_SURROGATES) {
-        return Err(error::surrogates(cause));
-    }
-    // SAFETY: forwarded from the caller; the replaced form is a bytes object we own.
+unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller; the encoded form is a bytes object we own.
     unsafe {
-        let replaced = ffi::str_utf8_replacing(obj).ok_or_else(fetch_error)?;
-        e.str(ffi::bytes_data(replaced.as_ptr()))
+        let encoded = encode_surrogates(obj, st, cx)?;
+        e.str(ffi::bytes_data(encoded.as_ptr()))
+    }
+}
+
+/// The bytes of a str that strict UTF-8 refused (its `UnicodeEncodeError` pending): encoded
+/// with the call's error handler (`fastmsgpack.compat`'s `unicode_errors`), whose own error
+/// (`LookupError` for an unknown name, `UnicodeEncodeError` from `"strict"`) is passed on as it
+/// is; else with each lone surrogate replaced by `?` under `OPT_REPLACE_SURROGATES`; else an
+/// error.
+///
+/// # Safety
+/// `obj` is a live str; the GIL is held.
+#[cold]
+pub unsafe fn encode_surrogates(obj: Obj, st: State, cx: &Ctx) -> Res<ffi::Owned> {
+    let cause = fetch_error();
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if let Some(errors) = &cx.unicode_errors {
+            return ffi::str_utf8_with(obj, errors).ok_or_else(|| fetch_error().into());
+        }
+        if !st.has(opt::REPLACE_SURROGATES) {
+            return Err(error::surrogates(cause));
+        }
+        ffi::str_utf8_replacing(obj).ok_or_else(|| fetch_error().into())
     }
 }
