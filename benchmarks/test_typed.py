@@ -3,8 +3,8 @@
 - ``records-2000``: 2,000 dataclass records (int, str, float, list[str], aware datetime and a
   NamedTuple), decoded with ``type=list[Record]`` by fastmsgpack and by msgspec, whose
   ``msgspec.msgpack.decode(data, type=...)`` is the other library that decodes into dataclasses.
-- ``pydantic-1000``: a pydantic model holding 1,000 member models, decoded with
-  ``unpackb(data, type=Snapshot)`` against what a user does without it,
+- ``pydantic-1000``: a pydantic model holding 1,000 member models (those of test_rich.py),
+  decoded with ``unpackb(data, type=Snapshot)`` against what a user does without it,
   ``Snapshot.model_validate(unpackb(data))``.
 - ``untyped-records-2000``: the same records without a type, for what typing costs.
 
@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 import msgspec
 import pydantic
 import pytest
+from test_rich import MemberModel, make_member_models
 
 import fastmsgpack
 
@@ -64,44 +65,8 @@ def wire_form(record: Record) -> dict[str, Any]:
     return {**dataclasses.asdict(record), "point": list(record.point)}
 
 
-class AddressModel(pydantic.BaseModel):
-    street: str
-    city: str
-    zip: int
-
-
-class MemberModel(pydantic.BaseModel):
-    id: int
-    name: str
-    score: float
-    active: bool
-    tags: list[str]
-    address: AddressModel
-
-
 class Snapshot(pydantic.BaseModel):
     members: list[MemberModel]
-
-
-def make_snapshot(n: int, seed: int = 4) -> Snapshot:
-    rng = random.Random(seed)
-    return Snapshot(
-        members=[
-            MemberModel(
-                id=i,
-                name=f"member-{rng.randrange(10**6)}",
-                score=rng.random() * 100,
-                active=rng.random() < 0.5,
-                tags=[f"t{rng.randrange(50)}" for _ in range(rng.randrange(5))],
-                address=AddressModel(
-                    street=f"{rng.randrange(999)} Main St",
-                    city="Springfield",
-                    zip=rng.randrange(10**5),
-                ),
-            )
-            for i in range(n)
-        ]
-    )
 
 
 _records_decoder = msgspec.msgpack.Decoder(list[Record])
@@ -138,7 +103,7 @@ def test_typed_records(benchmark: Any, library: str) -> None:
 def test_typed_pydantic(benchmark: Any, library: str) -> None:
     benchmark.group = "typed-pydantic-1000"
     benchmark.extra_info["library"] = library
-    snapshot = make_snapshot(1000)
+    snapshot = Snapshot(members=make_member_models(1000))
     data = fastmsgpack.packb(snapshot, option=fastmsgpack.OPT_SERIALIZE_PYDANTIC)
     decode = SNAPSHOT[library]
     assert decode(data) == snapshot, f"{library}: does not decode to the snapshot"
