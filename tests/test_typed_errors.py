@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import enum
 import gc
 import sys
 import uuid
 import weakref
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import pytest
 
@@ -24,6 +25,11 @@ from fastmsgpack import MsgpackDecodeError, ValidationError, packb, unpackb
 class Point(NamedTuple):
     lat: float
     lon: float
+
+
+class Color(enum.Enum):
+    RED = "red"
+    ONE = 1
 
 
 @dataclasses.dataclass
@@ -162,11 +168,18 @@ def test_only_named_types_are_created() -> None:
         made.append(tag)
         return Tracked()
 
-    # An ext value where a str is expected is refused, not handed to ext_hook.
+    # An ext value where a str, an enum or a Literal is expected is refused, not handed to
+    # ext_hook; nor is one inside a container where a scalar is expected.
     ext = packb(fastmsgpack.Ext(5, b"x"))
-    with pytest.raises(ValidationError, match="expected str, found ext type 5"):
-        unpackb(ext, type=str, ext_hook=hook)
+    for tp, name in ((str, "str"), (Color, "Color"), (Literal["a"], "Literal")):
+        with pytest.raises(ValidationError, match=f"expected {name}.*, found ext type 5"):
+            unpackb(ext, type=tp, ext_hook=hook)
+    with pytest.raises(ValidationError, match="found array"):
+        unpackb(packb([fastmsgpack.Ext(5, b"x")]), type=Color, ext_hook=hook)
     assert made == []
+    # Inside Any, ext_hook is called as untyped unpackb calls it.
+    assert isinstance(unpackb(ext, type=Any, ext_hook=hook), Tracked)
+    assert made == [5, ()]
 
 
 def test_constructor_never_sees_unchecked_values() -> None:

@@ -116,9 +116,9 @@ impl<'a> TypedDecoder<'a> {
             Node::Any => return self.untyped(self.setup, depth),
             Node::Union(members) => return self.union(node, members, depth),
             Node::Enum { cls, members } => {
-                return self.enumeration(node, cls.as_ptr(), members.as_ptr(), depth)
+                return self.enumeration(node, cls.as_ptr(), members.as_ptr())
             }
-            Node::Literal(table) => return self.literal(node, table.as_ptr(), depth),
+            Node::Literal(table) => return self.literal(node, table.as_ptr()),
             Node::Model(cls) => return self.model(node, cls.as_ptr(), depth),
             Node::Custom(cls) => return self.custom(node, cls.as_ptr(), depth),
             Node::Numpy(cls) => return self.numpy(node, cls.as_ptr(), depth),
@@ -386,9 +386,31 @@ impl<'a> TypedDecoder<'a> {
         Err(self.mismatch(node, &token, start))
     }
 
-    fn enumeration(&mut self, node: usize, cls: Obj, members: Obj, depth: u32) -> TResult<Owned> {
+    /// The scalar at the reader's position (an Enum's or a Literal's value): str, int, float,
+    /// bool, nil or bin, built from its token; anything else is refused before anything is made
+    /// of it (an ext never reaches `ext_hook`, a container is not built).
+    fn scalar(&mut self, node: usize) -> TResult<Owned> {
         let start = self.r.pos;
-        let value = self.untyped(self.setup, depth)?;
+        let token = token::next(&mut self.r, "value")?;
+        // SAFETY: attached.
+        unsafe {
+            match token {
+                Token::Str(bytes) => self.str(bytes, start),
+                Token::Int(v) => made(ffi::new_i64(v)),
+                Token::UInt(v) => made(ffi::new_u64(v)),
+                Token::F64(v) => made(ffi::new_f64(v)),
+                Token::F32(v) => made(ffi::new_f64(v as f64)),
+                Token::Bool(v) => Ok(ffi::new_bool(v)),
+                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
+                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
+                other => Err(self.mismatch(node, &other, start)),
+            }
+        }
+    }
+
+    fn enumeration(&mut self, node: usize, cls: Obj, members: Obj) -> TResult<Owned> {
+        let start = self.r.pos;
+        let value = self.scalar(node)?;
         // SAFETY: attached; `members` is a dict the plan keeps alive.
         unsafe {
             if let Some(member) = ffi::dict_get(members, value.as_ptr()) {
@@ -406,9 +428,9 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    fn literal(&mut self, node: usize, table: Obj, depth: u32) -> TResult<Owned> {
+    fn literal(&mut self, node: usize, table: Obj) -> TResult<Owned> {
         let start = self.r.pos;
-        let value = self.untyped(self.setup, depth)?;
+        let value = self.scalar(node)?;
         // SAFETY: attached; `table` is a dict the plan keeps alive.
         unsafe {
             let key = made(ffi::new_tuple(2))?;
