@@ -15,6 +15,7 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import inspect
 import sys
 import types
 import typing
@@ -157,10 +158,29 @@ def _is_ndarray(tp: Any) -> bool:
 
 
 def _type_hints(cls: Any, include_extras: bool = False) -> dict[str, Any]:
+    """The resolved annotations of a class; those that cannot be resolved are left out when the
+    whole cannot be (Python 3.10 cannot evaluate the text "InitVar[int]"), and a field that
+    needs one of them fails when it is built."""
     try:
         return typing.get_type_hints(cls, include_extras=include_extras)
     except Exception as exc:
-        raise TypeError(f"cannot resolve the annotations of {cls.__qualname__}: {exc}") from exc
+        hints = _hints_one_by_one(cls, include_extras)
+        if not hints and getattr(cls, "__annotations__", None):
+            raise TypeError(f"cannot resolve the annotations of {cls.__qualname__}: {exc}") from exc
+        return hints
+
+
+def _hints_one_by_one(cls: Any, include_extras: bool) -> dict[str, Any]:
+    hints: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        for name, annotation in inspect.get_annotations(base).items():
+            one = type("_One", (), {"__annotations__": {name: annotation}})
+            one.__module__ = base.__module__
+            try:
+                hints.update(typing.get_type_hints(one, include_extras=include_extras))
+            except Exception:  # noqa: BLE001 (left out; a field that needs it fails later)
+                hints.pop(name, None)
+    return hints
 
 
 def _is_generated_init(cls: type) -> bool:
@@ -335,7 +355,9 @@ class _Builder:
                 default_kind, default = 2, f.default_factory
             else:
                 default_kind, default = 0, None
-            node = self.add(hints.get(f.name, Any), local)
+            if f.name not in hints:
+                raise TypeError(f"cannot resolve the annotation of {cls.__qualname__}.{f.name}")
+            node = self.add(hints[f.name], local)
             fields.append((f.name, node, bool(f.init), default_kind, default))
         post_init = hasattr(cls, "__post_init__")
         self.nodes[index] = ("dataclass", _class_name(cls), cls, fields, post_init, fast)
