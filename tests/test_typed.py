@@ -11,7 +11,6 @@ import dataclasses
 import datetime
 import decimal
 import enum
-import sys
 import typing
 import uuid
 from collections.abc import Mapping, Sequence
@@ -283,12 +282,18 @@ def test_enum_round_trip(value: enum.Enum, tp: Any) -> None:
     assert type(unpackb(packb(value), type=tp)) is tp
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="StrEnum is new in Python 3.11")
-def test_str_enum() -> None:
-    class Mode(enum.StrEnum):  # type: ignore[name-defined,misc,unused-ignore]
-        FAST = "fast"
+class _StrMixinEnum(str, enum.Enum):
+    """What enum.StrEnum (new in Python 3.11) is made of."""
 
+
+_StrEnum: Any = getattr(enum, "StrEnum", _StrMixinEnum)
+
+
+def test_str_enum() -> None:
+    Mode = _StrEnum("Mode", {"FAST": "fast", "SLOW": "slow"})
     assert unpackb(packb(Mode.FAST), type=Mode) is Mode.FAST
+    with pytest.raises(fastmsgpack.ValidationError, match="Mode"):
+        unpackb(packb("medium"), type=Mode)
 
 
 def test_enum_missing_hook_is_used() -> None:
