@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString, PyType};
 
 use crate::de::{self, compat, Kind};
 
@@ -182,9 +182,10 @@ pub fn _unpackb_compat<'py>(
 }
 
 /// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type` and
-/// `use_single_float` (see [`crate::ser::packb_legacy`]).
+/// `use_single_float`, and with instances of `ext_type` (compat's `ExtType`, a named tuple class,
+/// and its subclasses) handed to `default` (see [`crate::ser::packb_compat`]).
 #[pyfunction]
-#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, /))]
+#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, ext_type, /))]
 pub fn _packb_compat<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -192,9 +193,18 @@ pub fn _packb_compat<'py>(
     option: u32,
     use_bin_type: bool,
     use_single_float: bool,
+    ext_type: &Bound<'py, PyType>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if option & !crate::opt::PACKB_MASK != 0 {
         return Err(PyValueError::new_err("invalid option"));
     }
-    crate::ser::packb_legacy(py, obj, default, option, !use_bin_type, use_single_float)
+    crate::ser::packb_compat(
+        py,
+        obj,
+        default,
+        option,
+        !use_bin_type,
+        use_single_float,
+        ext_type,
+    )
 }

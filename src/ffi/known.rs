@@ -44,6 +44,8 @@ pub struct Names {
     pub pydantic_fields: Obj,
     pub pydantic_extra: Obj,
     pub dict: Obj,
+    /// A named tuple class's `_fields`.
+    pub fields: Obj,
 }
 
 // SAFETY: every pointer refers to an object kept alive by `_owned` (or by the interpreter, for
@@ -96,6 +98,7 @@ impl Known {
             pydantic_fields: name("__pydantic_fields__"),
             pydantic_extra: name("__pydantic_extra__"),
             dict: name("__dict__"),
+            fields: name("_fields"),
         };
         // SAFETY: `api` was checked non-null; the C API struct lives as long as the interpreter.
         let (datetime, date, time, utc) = unsafe {
