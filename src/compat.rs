@@ -182,10 +182,9 @@ pub fn _unpackb_compat<'py>(
 }
 
 /// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type` and
-/// `use_single_float`, and with instances of `ext_type` (compat's `ExtType`, a named tuple class,
-/// and its subclasses) handed to `default` (see [`crate::ser::packb_compat`]).
+/// `use_single_float` (see [`crate::ser::packb_legacy`]).
 #[pyfunction]
-#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, ext_type, /))]
+#[pyo3(signature = (obj, default, option, use_bin_type, use_single_float, /))]
 pub fn _packb_compat<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -193,18 +192,18 @@ pub fn _packb_compat<'py>(
     option: u32,
     use_bin_type: bool,
     use_single_float: bool,
-    ext_type: &Bound<'py, PyType>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if option & !crate::opt::PACKB_MASK != 0 {
         return Err(PyValueError::new_err("invalid option"));
     }
-    crate::ser::packb_compat(
-        py,
-        obj,
-        default,
-        option,
-        !use_bin_type,
-        use_single_float,
-        ext_type,
-    )
+    crate::ser::packb_legacy(py, obj, default, option, !use_bin_type, use_single_float)
+}
+
+/// Registers `fastmsgpack.compat`'s `ExtType`, a named tuple class, so that `packb` hands its
+/// instances to `default` (compat's, which packs them as extension values) instead of packing
+/// them as arrays. Called once, when `fastmsgpack.compat` is imported.
+#[pyfunction]
+#[pyo3(signature = (cls, /))]
+pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>) {
+    crate::ffi::set_compat_ext_type(cls.clone().unbind());
 }

@@ -449,3 +449,9 @@ def test_compat_ext_type_is_an_extension_at_any_depth() -> None:
         msgpack.packb([TheirExt(3, b"y")], strict_types=True)
     with pytest.raises(TypeError):
         compat.packb([MyExt(3, b"y")], strict_types=True)
+    # The native packb hands them to default too, rather than packing an array.
+    with pytest.raises(MsgpackEncodeError, match="Type is not MessagePack serializable: ExtType"):
+        fastmsgpack.packb([compat.ExtType(1, b"x")])
+    assert fastmsgpack.packb(MyExt(3, b"y"), default=lambda ext: fastmsgpack.Ext(*ext)) == (
+        msgpack.packb(msgpack.ExtType(3, b"y"))
+    )

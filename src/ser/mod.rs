@@ -31,10 +31,6 @@ pub struct Ctx {
     pub last_lineage: obtype::LastLineage,
     /// Enum members met in this call, and their values.
     pub member_values: per_type::enums::MemberValues,
-    /// `fastmsgpack.compat`'s `ExtType`: a named tuple class whose instances (and those of its
-    /// subclasses) go to `default`, which packs them as extension values, as msgpack-python does.
-    /// `None` outside `fastmsgpack.compat`.
-    pub compat_ext_type: Option<TypePtr>,
 }
 
 /// What stays the same for a whole call, looked up once.
@@ -56,7 +52,6 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         last_fixed_tz: std::cell::Cell::new(None),
         last_lineage: obtype::LastLineage::default(),
         member_values: Default::default(),
-        compat_ext_type: None,
     })
 }
 
@@ -145,27 +140,19 @@ fn write_msgpack(
 
 /// Packs `obj` as `packb` does, with strings and bytes as old-spec raw strings (`old_spec`) and
 /// floats as float32 (`single_float`): msgpack-python's `use_bin_type=False` and
-/// `use_single_float=True`; instances of `ext_type` (compat's `ExtType`) go to `default`. For
-/// `fastmsgpack.compat` only.
-pub fn packb_compat<'py>(
+/// `use_single_float=True`, for `fastmsgpack.compat` only.
+pub fn packb_legacy<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
     old_spec: bool,
     single_float: bool,
-    ext_type: &Bound<'py, pyo3::types::PyType>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cx = context(py, default, opts)?;
-    // The caller holds the class for the duration of the call.
-    cx.compat_ext_type = Some(ext_type.as_type_ptr());
+    let cx = context(py, default, opts)?;
     let mut scratch = ffi::scratch();
     // SAFETY: as in `packb`.
     let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
-    if !old_spec && !single_float {
-        let writer = write_msgpack(obj, opts, &cx, writer)?;
-        return finish(py, writer);
-    }
     let mut emitter = Legacy::new(MsgpackEmitter::new(writer), old_spec, single_float);
     dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
     finish(py, emitter.into_inner().into_writer())

@@ -252,12 +252,12 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
 /// has a `_fields` tuple, as every class made by `collections.namedtuple` or `typing.NamedTuple`
 /// (and each subclass of one) has, unless `OPT_PASSTHROUGH_TUPLE` sends it to `default` along with
 /// the plain tuples. Other tuple subclasses go to `default`, as in orjson and ormsgpack, and so
-/// does `fastmsgpack.compat`'s `ExtType` (a named tuple that its `default` packs as an extension).
+/// does `fastmsgpack.compat`'s `ExtType` ([`ffi::set_compat_ext_type`]).
 ///
 /// # Safety
 /// `ty` is a live type object; the GIL is held.
 unsafe fn tuple_subclass_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
-    if let Some(ext_type) = cx.compat_ext_type {
+    if let Some(ext_type) = ffi::compat_ext_type() {
         // SAFETY: both are live type objects.
         if unsafe { ffi::is_subtype(ty, ext_type) } {
             return ObType::Other;

@@ -39,8 +39,7 @@ def _options(ext_hook: Callable[[int, bytes], Any] | None = None, **kwargs: Any)
 # What msgpack-python refuses or packs its own way goes to the Packer's `default`, which packs it
 # as msgpack-python does: subclasses of int, str, float and tuple by their base type, ints beyond
 # 64 bits as OverflowError, naive datetimes as ValueError. The core packs named tuples as arrays
-# itself, except under strict_types (_STRICT sends them here) and ExtType, which `_packb_compat`
-# always sends here.
+# itself, except under strict_types (_STRICT sends them here) and ExtType, registered below.
 _PASS = (
     _core.OPT_NON_STR_KEYS
     | _core.OPT_PASSTHROUGH_BIG_INT
@@ -50,6 +49,9 @@ _PASS = (
     | _core.OPT_PASSTHROUGH_DATETIME
 )
 _STRICT = _core.OPT_PASSTHROUGH_SUBCLASS | _core.OPT_PASSTHROUGH_TUPLE
+# ExtType is a named tuple that msgpack-python packs as an extension: the core hands it (and its
+# subclasses) to default, which packs it so.
+_core._set_compat_ext_type(ExtType)
 
 
 _local = threading.local()
@@ -94,6 +96,7 @@ class Packer:
         if unicode_errors == "replace":
             self._option |= _core.OPT_REPLACE_SURROGATES
         # The old spec (no bin, no str8) and float32 go through the core's legacy emitter.
+        self._legacy = not use_bin_type or use_single_float
         self._use_bin_type = use_bin_type
         self._use_single_float = use_single_float
 
@@ -138,16 +141,11 @@ class Packer:
 
     def _packb(self, obj: Any) -> bytes:
         try:
-            # Not `_core.packb`: this entry point also sends ExtType, a named tuple, to
-            # `_fallback` (packb packs named tuples as arrays).
-            return _core._packb_compat(
-                obj,
-                self._fallback,
-                self._option,
-                self._use_bin_type,
-                self._use_single_float,
-                ExtType,
-            )
+            if self._legacy:
+                return _core._packb_compat(
+                    obj, self._fallback, self._option, self._use_bin_type, self._use_single_float
+                )
+            return _core.packb(obj, self._fallback, self._option)
         except _core.MsgpackEncodeError as exc:
             cause = exc.__cause__
             if cause is not None:
