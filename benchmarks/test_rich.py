@@ -2,9 +2,11 @@
 records of UUID, aware datetime, date, Enum and float. fastmsgpack, ormsgpack and msgspec pack
 dataclasses and the records natively (msgpack-python does not, so it is left out). pydantic models
 are packed natively by fastmsgpack and ormsgpack with their ``OPT_SERIALIZE_PYDANTIC``; msgspec
-has no pydantic support, so it is given the hook its users write, ``model_dump()``. Inputs come
-from a seeded generator; before timing, every library's output is decoded and checked against
-the same plain form of the input.
+has no pydantic support, so it is given the hook its users write, ``model_dump()``. Then 10,000
+named tuples, which fastmsgpack, msgpack-python and msgspec pack as arrays (ormsgpack refuses them
+and is left out; a ``fastmsgpack-before`` build older than named tuple support is given
+``default=list``). Inputs come from a seeded generator; before timing, every library's output is
+decoded and checked against the same plain form of the input.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import functools
 import random
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack  # type: ignore[import-untyped]
 import msgspec
@@ -186,3 +188,46 @@ def test_packb_rich(benchmark: Any, library: str, workload: str) -> None:
     decoded = parse_datetimes(msgpack.unpackb(pack(obj), raw=False))
     assert decoded == plain(obj), f"{library}: output does not decode to the input's plain form"
     benchmark(pack, obj)
+
+
+class Trade(NamedTuple):
+    id: int
+    symbol: str
+    price: float
+    quantity: int
+    buy: bool
+
+
+def make_trades(n: int, seed: int = 3) -> list[Trade]:
+    rng = random.Random(seed)
+    symbols = [f"SYM{i}" for i in range(40)]
+    return [
+        Trade(
+            i, rng.choice(symbols), rng.random() * 1000, rng.randrange(1, 10**4), rng.random() < 0.5
+        )
+        for i in range(n)
+    ]
+
+
+NAMED_TUPLE_LIBRARIES: dict[str, Callable[[Any], bytes]] = {
+    "fastmsgpack": fastmsgpack.packb,
+    "msgpack": msgpack.packb,
+    "msgspec": msgspec.msgpack.encode,
+}
+if BEFORE is not None:
+    try:
+        BEFORE.packb(Trade(0, "", 0.0, 0, False))
+        NAMED_TUPLE_LIBRARIES[BEFORE_NAME] = BEFORE.packb
+    except TypeError:  # a build that sends named tuples to default
+        NAMED_TUPLE_LIBRARIES[BEFORE_NAME] = functools.partial(BEFORE.packb, default=list)
+
+
+@pytest.mark.parametrize("library", list(NAMED_TUPLE_LIBRARIES))
+def test_packb_named_tuples(benchmark: Any, library: str) -> None:
+    benchmark.group = "packb-namedtuples-10000"
+    benchmark.extra_info["library"] = library
+    trades = make_trades(10_000)
+    pack = NAMED_TUPLE_LIBRARIES[library]
+    decoded = msgpack.unpackb(pack(trades), raw=False)
+    assert decoded == [list(t) for t in trades], f"{library}: output does not decode to the input"
+    benchmark(pack, trades)

@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString, PyType};
 
 use crate::de::{self, compat, Kind};
 
@@ -221,4 +221,13 @@ pub fn _packb_compat<'py>(
         unicode_errors,
         start,
     )
+}
+
+/// Registers `fastmsgpack.compat`'s `ExtType`, a named tuple class, so that `packb` hands its
+/// instances to `default` (compat's, which packs them as extension values) instead of packing
+/// them as arrays. Called once, when `fastmsgpack.compat` is imported.
+#[pyfunction]
+#[pyo3(signature = (cls, /))]
+pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>) {
+    crate::ffi::set_compat_ext_type(cls.clone().unbind());
 }

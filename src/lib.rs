@@ -201,6 +201,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<compat::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

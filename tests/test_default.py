@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import datetime
 from typing import Any
 
@@ -51,7 +50,9 @@ def test_default_result_is_packed() -> None:
     assert all(call is point for call in recorder.calls)
 
 
-Pair = collections.namedtuple("Pair", ["a", "b"])
+class Pair(tuple[Any, ...]):
+    """A tuple subclass that is not a named tuple (those are packed as arrays)."""
+
 
 UNSUPPORTED = [
     object(),
@@ -59,7 +60,7 @@ UNSUPPORTED = [
     datetime.timedelta(seconds=1),
     Point,
     len,
-    Pair(1, 2),
+    Pair((1, 2)),
     range(3),
     iter([1]),
 ]

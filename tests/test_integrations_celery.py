@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 import kombu.serialization
@@ -118,6 +118,11 @@ def test_registered_through_the_entry_point() -> None:
     assert back == {"at": when}
 
 
+class Stop(NamedTuple):
+    lat: float
+    lon: float
+
+
 def test_rich_types_travel_as_documented() -> None:
     value = {
         "uuid": uuid.UUID(int=1),
@@ -125,6 +130,7 @@ def test_rich_types_travel_as_documented() -> None:
         "naive": datetime.datetime(2024, 5, 17, 12, 30),
         "day": datetime.date(2024, 5, 17),
         "tuple": (1, 2),
+        "named tuple": Stop(52.37, 4.89),
         "keys": {1: "one", (2, 3): "pair"},
         "paris": datetime.datetime(2024, 5, 17, 14, 30, tzinfo=ZoneInfo("Europe/Paris")),
     }
@@ -135,6 +141,7 @@ def test_rich_types_travel_as_documented() -> None:
         "naive": "2024-05-17T12:30:00",
         "day": "2024-05-17",
         "tuple": [1, 2],
+        "named tuple": [52.37, 4.89],
         "keys": {1: "one", (2, 3): "pair"},
         "paris": datetime.datetime(2024, 5, 17, 12, 30, tzinfo=datetime.timezone.utc),
     }

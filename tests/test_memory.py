@@ -8,6 +8,7 @@ callables and inputs must be unchanged after many calls.
 
 from __future__ import annotations
 
+import collections
 import gc
 import sys
 from collections.abc import Callable
@@ -21,6 +22,7 @@ import fastmsgpack
 from fastmsgpack import (
     OPT_JSON_COMPAT,
     OPT_NON_STR_KEYS,
+    OPT_PASSTHROUGH_TUPLE,
     OPT_SORT_KEYS,
     Ext,
     MsgpackDecodeError,
@@ -113,6 +115,18 @@ def _circular() -> list[Any]:
 
 
 CIRCULAR = _circular()
+Point = collections.namedtuple("Point", "x y")
+POINTS = [Point(i, [DOC["text"][i % 5], float(i)]) for i in range(50)]
+
+
+def _circular_named_tuple() -> Any:
+    items: list[Any] = ["abc"]
+    cycle = Point(items, 1.5)
+    items.append(cycle)
+    return cycle
+
+
+CIRCULAR_NAMED_TUPLE = _circular_named_tuple()
 UNPACK = fastmsgpack.unpackb
 PACK = fastmsgpack.packb
 DE = MsgpackDecodeError
@@ -128,6 +142,7 @@ CASES: dict[str, Callable[[], Any]] = {
     "non-str-keys": lambda: UNPACK(NON_STR_PACKED, option=OPT_NON_STR_KEYS),
     "sort-keys": lambda: PACK(DOC, option=OPT_SORT_KEYS),
     "pack-memoryviews": lambda: PACK([memoryview(bytearray(b"view" * 50))] * 100),
+    "pack-named-tuples": lambda: PACK({"points": POINTS, Point(1, 2): 3}, option=OPT_NON_STR_KEYS),
     # failing unpackb
     "truncated": _fails(DE, UNPACK, PACKED[:-1]),
     "reserved-c1": _fails(DE, UNPACK, _after_doc(b"\xc1")),
@@ -155,6 +170,9 @@ CASES: dict[str, Callable[[], Any]] = {
     "non-str-key-pack": _fails(EE, PACK, [DOC, {1: 2}]),
     "sort-non-str": _fails(EE, PACK, [DOC, {1: 2}], option=OPT_SORT_KEYS | OPT_NON_STR_KEYS),
     "circular": _fails(EE, PACK, CIRCULAR),
+    "circular-named-tuple": _fails(EE, PACK, CIRCULAR_NAMED_TUPLE),
+    "named-tuple-no-default": _fails(EE, PACK, POINTS, option=OPT_PASSTHROUGH_TUPLE),
+    "named-tuple-json": _fails(EE, fastmsgpack.json.dumps, POINTS),
     "too-deep-pack": _fails(EE, PACK, [DOC, nested_lists(300)]),
     "default-limit": _fails(EE, PACK, [DOC, Opaque()], default=lambda obj: obj),
     "pack-bad-option": _fails(EE, PACK, DOC, option=1 << 40),

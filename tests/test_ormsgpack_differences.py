@@ -74,6 +74,18 @@ class UUID(uuid.UUID):
 
 Pair = collections.namedtuple("Pair", "left right")
 
+
+def test_named_tuples_are_packed_as_arrays() -> None:
+    value = {"p": Pair(1, "a")}
+    with pytest.raises(TypeError, match="not msgpack serializable: Pair"):
+        ormsgpack.packb(value)
+    assert fastmsgpack.packb(value) == ormsgpack.packb({"p": (1, "a")})
+    # ormsgpack's default gets them, as fastmsgpack's does with OPT_PASSTHROUGH_TUPLE.
+    assert fastmsgpack.packb(
+        value, default=list, option=fastmsgpack.OPT_PASSTHROUGH_TUPLE
+    ) == ormsgpack.packb(value, default=list)
+
+
 # (a key ormsgpack refuses, the key of the base type it is packed as)
 SUBCLASS_KEYS: list[tuple[Any, Any]] = [
     (Float(1.5), 1.5),

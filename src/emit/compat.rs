@@ -42,6 +42,7 @@ impl<E: Emitter> JsonCompat<E> {
 
 impl<E: Emitter> Emitter for JsonCompat<E> {
     const STRINGIFIES_KEYS: bool = true;
+    const JSON_TYPES: bool = true;
 
     fn nil(&mut self) -> Res {
         if self.in_key {

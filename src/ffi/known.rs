@@ -4,7 +4,8 @@
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyType};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use super::{Obj, TypePtr};
 
@@ -44,6 +45,8 @@ pub struct Names {
     pub pydantic_fields: Obj,
     pub pydantic_extra: Obj,
     pub dict: Obj,
+    /// A named tuple class's `_fields`.
+    pub fields: Obj,
 }
 
 // SAFETY: every pointer refers to an object kept alive by `_owned` (or by the interpreter, for
@@ -96,6 +99,7 @@ impl Known {
             pydantic_fields: name("__pydantic_fields__"),
             pydantic_extra: name("__pydantic_extra__"),
             dict: name("__dict__"),
+            fields: name("_fields"),
         };
         // SAFETY: `api` was checked non-null; the C API struct lives as long as the interpreter.
         let (datetime, date, time, utc) = unsafe {
@@ -128,4 +132,35 @@ impl Known {
             _owned: owned,
         })
     }
+}
+
+/// `fastmsgpack.compat`'s `ExtType` once that module is imported ([`set_compat_ext_type`]), else
+/// null.
+static COMPAT_EXT_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Makes instances of `cls` (`fastmsgpack.compat`'s `ExtType`, a named tuple that msgpack-python
+/// packs as an extension value) and of its subclasses go to `default` instead of being packed as
+/// arrays: compat's `default` packs them as extensions. The class is held for the life of the
+/// process; a later call changes nothing.
+pub fn set_compat_ext_type(cls: Py<PyType>) {
+    let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
+    if COMPAT_EXT_TYPE
+        .compare_exchange(
+            std::ptr::null_mut(),
+            ptr,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        )
+        .is_ok()
+    {
+        // Held for good, so the pointer stays valid for every later call.
+        std::mem::forget(cls);
+    }
+}
+
+/// The class given to [`set_compat_ext_type`], if any (live: it is held for good).
+#[inline]
+pub fn compat_ext_type() -> Option<TypePtr> {
+    let ptr = COMPAT_EXT_TYPE.load(Ordering::Acquire);
+    (!ptr.is_null()).then_some(ptr)
 }

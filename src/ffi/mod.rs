@@ -31,7 +31,7 @@ pub use containers::*;
 pub use datetime::*;
 pub use dict_iter::DictIter;
 pub use gc::{untrack_atomic_dict, GcPause};
-pub use known::Known;
+pub use known::{compat_ext_type, set_compat_ext_type, Known};
 pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use scalars::*;

@@ -31,6 +31,7 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::Bool => e.bool(obj == crate::ffi::true_obj()),
             ObType::None => e.nil(),
             ObType::Tuple => per_type::list::write_tuple(obj, st, cx, e),
+            ObType::NamedTuple => per_type::list::write_named_tuple(obj, st, cx, e),
             ObType::Bytes => per_type::bytes::write_bytes(obj, e),
             ObType::ByteArray => per_type::bytes::write_bytearray(obj, e),
             ObType::MemoryView => per_type::bytes::write_memoryview(obj, e),

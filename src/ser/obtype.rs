@@ -17,6 +17,9 @@ pub enum ObType {
     List,
     Dict,
     Tuple,
+    /// A `tuple` subclass whose class has a `_fields` tuple (`collections.namedtuple`,
+    /// `typing.NamedTuple`).
+    NamedTuple,
     Bytes,
     ByteArray,
     MemoryView,
@@ -175,8 +178,8 @@ fn datetime_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
 
 /// Types recognised by their metaclass, a marker attribute or their base classes: enums,
 /// dataclasses, pydantic models, then subclasses of the types above and of the builtins, which
-/// pack as their base type unless `OPT_PASSTHROUGH_SUBCLASS` (tuple subclasses such as
-/// namedtuple always go to `default`).
+/// pack as their base type unless `OPT_PASSTHROUGH_SUBCLASS`, and named tuples
+/// ([`tuple_subclass_kind`]).
 unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
     // SAFETY: forwarded from the caller.
@@ -230,6 +233,8 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             ObType::List
         } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_BYTES_SUBCLASS) {
             ObType::Bytes
+        } else if ffi::has_flag(ty, ffi::Py_TPFLAGS_TUPLE_SUBCLASS) {
+            tuple_subclass_kind(ty, st, cx)
         } else if ffi::is_subtype(ty, ffi::float_type()) {
             ObType::Float
         } else if ffi::is_subtype(ty, ffi::bytearray_type()) {
@@ -240,6 +245,35 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         } else {
             ObType::Other
         }
+    }
+}
+
+/// A `tuple` subclass (reached without `OPT_PASSTHROUGH_SUBCLASS`): a named tuple when its class
+/// has a `_fields` tuple, as every class made by `collections.namedtuple` or `typing.NamedTuple`
+/// (and each subclass of one) has, unless `OPT_PASSTHROUGH_TUPLE` sends it to `default` along with
+/// the plain tuples. Other tuple subclasses go to `default`, as in orjson and ormsgpack, and so
+/// does `fastmsgpack.compat`'s `ExtType` ([`ffi::set_compat_ext_type`]).
+///
+/// # Safety
+/// `ty` is a live type object; the GIL is held.
+unsafe fn tuple_subclass_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
+    if let Some(ext_type) = ffi::compat_ext_type() {
+        // SAFETY: both are live type objects.
+        if unsafe { ffi::is_subtype(ty, ext_type) } {
+            return ObType::Other;
+        }
+    }
+    // SAFETY: forwarded from the caller; the lookup is borrowed from the class, which holds it
+    // while its type is read, as no Python code runs in between.
+    let named = unsafe {
+        ffi::type_lookup(ty, cx.known.names.fields).is_some_and(|fields| {
+            ffi::has_flag(ffi::type_of(fields), ffi::Py_TPFLAGS_TUPLE_SUBCLASS)
+        })
+    };
+    if named && !st.has(opt::PASSTHROUGH_TUPLE) {
+        ObType::NamedTuple
+    } else {
+        ObType::Other
     }
 }
 

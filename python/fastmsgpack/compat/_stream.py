@@ -38,8 +38,9 @@ def _options(ext_hook: Callable[[int, bytes], Any] | None = None, **kwargs: Any)
 
 
 # What msgpack-python refuses or packs its own way goes to the Packer's `default`, which packs it
-# as msgpack-python does: subclasses of int, str, float and tuple (namedtuples) by their base
-# type, ints beyond 64 bits as OverflowError, naive datetimes as ValueError.
+# as msgpack-python does: subclasses of int, str, float and tuple by their base type, ints beyond
+# 64 bits as OverflowError, naive datetimes as ValueError. The core packs named tuples as arrays
+# itself, except under strict_types (_STRICT sends them here) and ExtType, registered below.
 _PASS = (
     _core.OPT_NON_STR_KEYS
     | _core.OPT_PASSTHROUGH_BIG_INT
@@ -49,6 +50,9 @@ _PASS = (
     | _core.OPT_PASSTHROUGH_DATETIME
 )
 _STRICT = _core.OPT_PASSTHROUGH_SUBCLASS | _core.OPT_PASSTHROUGH_TUPLE
+# ExtType is a named tuple that msgpack-python packs as an extension: the core hands it (and its
+# subclasses) to default, which packs it so.
+_core._set_compat_ext_type(ExtType)
 
 
 _local = threading.local()

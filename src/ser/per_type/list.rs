@@ -3,7 +3,7 @@ use crate::error::Res;
 use crate::emit::Emitter;
 use crate::ffi::{self, Obj};
 use crate::ser::state::State;
-use crate::ser::{dispatch, error, Ctx};
+use crate::ser::{dispatch, error, per_type, Ctx};
 
 /// A `list` (or subclass) as an array. Lists of up to two items are written by
 /// [`write_short`], longer ones by [`write_list`], both out of line.
@@ -106,10 +106,28 @@ unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Re
     }
 }
 
-/// A `tuple` as an array.
+/// A named tuple as the array of its items, as msgpack-python and msgspec pack it, so that a
+/// typed decoder can build it again from its positions. JSON output (`json.dumps`, and `packb` with
+/// `OPT_JSON_COMPAT`) hands it to `default` instead, as orjson does.
 ///
 /// # Safety
-/// `obj` is a live tuple; the GIL is held.
+/// `obj` is a live tuple subclass instance; the GIL is held.
+#[inline(always)]
+pub unsafe fn write_named_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller; a tuple subclass instance stores its items as a tuple.
+    unsafe {
+        if E::JSON_TYPES {
+            per_type::default::write(obj, st, cx, e)
+        } else {
+            write_tuple(obj, st, cx, e)
+        }
+    }
+}
+
+/// A `tuple` (or named tuple) as an array.
+///
+/// # Safety
+/// `obj` is a live tuple or tuple subclass instance; the GIL is held.
 #[inline(never)]
 pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
