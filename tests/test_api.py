@@ -291,3 +291,15 @@ def test_stubs_match_runtime() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_unpackb_keywords_from_a_mapping_of_new_strings() -> None:
+    # Keyword names written in a call are interned; names built at run time are not, and must
+    # be matched by value.
+    data = fastmsgpack.packb({"a": [1, 2]})
+    names = {"".join(("op", "tion")): None, "".join(("ty", "pe")): dict[str, list[int]]}
+    assert fastmsgpack.unpackb(data, **names) == {"a": [1, 2]}
+    with pytest.raises(fastmsgpack.ValidationError):
+        fastmsgpack.unpackb(data, **{"".join(("ty", "pe")): dict[str, list[str]]})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'optio'"):
+        fastmsgpack.unpackb(data, **{"".join(("op", "tio")): None})
