@@ -293,13 +293,21 @@ def test_stubs_match_runtime() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _fresh(name: str) -> str:
+    """An equal str that is not the interned one."""
+    return name[:1] + name[1:]
+
+
 def test_unpackb_keywords_from_a_mapping_of_new_strings() -> None:
     # Keyword names written in a call are interned; names built at run time are not, and must
     # be matched by value.
     data = fastmsgpack.packb({"a": [1, 2]})
-    names = {"".join(("op", "tion")): None, "".join(("ty", "pe")): dict[str, list[int]]}
-    assert fastmsgpack.unpackb(data, **names) == {"a": [1, 2]}
+    assert _fresh("option") is not "option"  # noqa: F632
+    typed: dict[str, Any] = {_fresh("option"): None, _fresh("type"): dict[str, list[int]]}
+    assert fastmsgpack.unpackb(data, **typed) == {"a": [1, 2]}
+    wrong: dict[str, Any] = {_fresh("type"): dict[str, list[str]]}
     with pytest.raises(fastmsgpack.ValidationError):
-        fastmsgpack.unpackb(data, **{"".join(("ty", "pe")): dict[str, list[str]]})
+        fastmsgpack.unpackb(data, **wrong)
+    unknown: dict[str, Any] = {_fresh("optio"): None}
     with pytest.raises(TypeError, match="unexpected keyword argument 'optio'"):
-        fastmsgpack.unpackb(data, **{"".join(("op", "tio")): None})
+        fastmsgpack.unpackb(data, **unknown)
