@@ -65,7 +65,10 @@ pub fn unpackb_typed<'py>(
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
     let setup = Setup::new(py, opts, ext_hook, source)?;
-    Ok(typed.decode(py, input, &setup, true)?.0)
+    let (value, _) = typed
+        .decode_at(py, input, &setup, true)
+        .map_err(typed::error::TError::into_pyerr)?;
+    Ok(value)
 }
 
 /// What a decoder needs besides its input, looked up once per call: the options, the hook, and

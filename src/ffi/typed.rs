@@ -19,9 +19,11 @@ pub unsafe fn object_new(cls: Obj) -> Result<Owned, PyErr> {
     unsafe {
         debug_assert!(ffi::PyType_Check(cls) != 0);
         let empty = Owned::from_new(ffi::PyTuple_New(0)).ok_or_else(fetch_error)?;
-        let new = (*std::ptr::addr_of_mut!(ffi::PyBaseObject_Type))
-            .tp_new
-            .expect("object has tp_new");
+        let Some(new) = (*std::ptr::addr_of_mut!(ffi::PyBaseObject_Type)).tp_new else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "object has no __new__",
+            ));
+        };
         Owned::from_new(new(cls.cast(), empty.as_ptr(), std::ptr::null_mut()))
             .ok_or_else(fetch_error)
     }

@@ -2,7 +2,7 @@
 //! The values are read into slots, one a field, checked against the field's node; defaults
 //! fill the rest, and only then is the instance made.
 
-use super::decode::{is_refusal, made, TypedDecoder};
+use super::decode::{made, TypedDecoder};
 use super::error::{Step, TError, TResult};
 use super::plan::{Class, Field, Missing};
 use crate::de::error::{DeError, Kind};
@@ -160,7 +160,12 @@ impl TypedDecoder<'_> {
             }
             if class.post_init {
                 if let Err(cause) = ffi::call_method0(obj.as_ptr(), self.handles.post_init) {
-                    return Err(self.constructor_failed(node, start, cause));
+                    return Err(self.refused_or_raised(
+                        node,
+                        "a value its constructor refused",
+                        start,
+                        cause,
+                    ));
                 }
             }
             Ok(obj)
@@ -189,22 +194,9 @@ impl TypedDecoder<'_> {
             for (i, &name) in names.iter().enumerate() {
                 ffi::tuple_set(&kwnames, i, Owned::from_borrowed(name));
             }
-            ffi::vectorcall(class.cls.as_ptr(), &args, kwnames.as_ptr())
-                .map_err(|cause| self.constructor_failed(node, start, cause))
-        }
-    }
-
-    #[cold]
-    pub(super) fn constructor_failed(
-        &self,
-        node: usize,
-        start: usize,
-        cause: pyo3::PyErr,
-    ) -> TError {
-        if is_refusal(self.py, &cause) {
-            self.refused(node, "a value its constructor refused", start, cause)
-        } else {
-            cause.into()
+            ffi::vectorcall(class.cls.as_ptr(), &args, kwnames.as_ptr()).map_err(|cause| {
+                self.refused_or_raised(node, "a value its constructor refused", start, cause)
+            })
         }
     }
 
@@ -278,8 +270,11 @@ impl TypedDecoder<'_> {
             }
             let args: Vec<Obj> = values.iter().flatten().map(Owned::as_ptr).collect();
             // SAFETY: attached; every argument is live for the call.
-            unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }
-                .map_err(|cause| self.constructor_failed(node, start, cause))
+            unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }.map_err(
+                |cause| {
+                    self.refused_or_raised(node, "a value its constructor refused", start, cause)
+                },
+            )
         })
     }
 }

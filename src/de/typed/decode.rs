@@ -39,7 +39,7 @@ pub(super) fn made(obj: Option<Owned>) -> TResult<Owned> {
 
 /// Whether Python code that checks a value (a validator, `__post_init__`, `dec_hook`, a
 /// constructor) refused it, as opposed to failing some other way.
-pub(super) fn is_refusal(py: Python<'_>, err: &pyo3::PyErr) -> bool {
+fn is_refusal(py: Python<'_>, err: &pyo3::PyErr) -> bool {
     err.is_instance_of::<PyValueError>(py) || err.is_instance_of::<PyTypeError>(py)
 }
 
@@ -62,6 +62,24 @@ impl<'a> TypedDecoder<'a> {
             format!("expected {}, found {found}", self.nodes[node].name),
             start,
         )
+    }
+
+    /// What Python code that checks a value (a validator, `__post_init__`, `dec_hook`, a
+    /// constructor) raised: a refusal (`ValueError`, `TypeError`) becomes a `ValidationError`
+    /// caused by it, anything else passes through as it is.
+    #[cold]
+    pub(super) fn refused_or_raised(
+        &self,
+        node: usize,
+        what: &str,
+        start: usize,
+        cause: pyo3::PyErr,
+    ) -> TError {
+        if is_refusal(self.py, &cause) {
+            self.refused(node, what, start, cause)
+        } else {
+            cause.into()
+        }
     }
 
     #[cold]
@@ -451,13 +469,9 @@ impl<'a> TypedDecoder<'a> {
         let start = self.r.pos;
         let value = self.untyped(self.setup, depth)?;
         // SAFETY: attached; `cls` is kept alive by the plan.
-        match unsafe { ffi::call_method1(cls, self.handles.model_validate, value.as_ptr()) } {
-            Ok(model) => Ok(model),
-            Err(cause) if is_refusal(self.py, &cause) => {
-                Err(self.refused(node, "a value its validation refused", start, cause))
-            }
-            Err(cause) => Err(cause.into()),
-        }
+        unsafe { ffi::call_method1(cls, self.handles.model_validate, value.as_ptr()) }.map_err(
+            |cause| self.refused_or_raised(node, "a value its validation refused", start, cause),
+        )
     }
 
     fn custom(&mut self, node: usize, cls: Obj, depth: u32) -> TResult<Owned> {
@@ -467,13 +481,8 @@ impl<'a> TypedDecoder<'a> {
             return Err(PyTypeError::new_err("dec_hook is needed").into());
         };
         // SAFETY: attached; the hook is kept alive by the caller, `cls` by the plan.
-        match unsafe { ffi::call2(hook, cls, value.as_ptr()) } {
-            Ok(obj) => Ok(obj),
-            Err(cause) if is_refusal(self.py, &cause) => {
-                Err(self.refused(node, "a value dec_hook refused", start, cause))
-            }
-            Err(cause) => Err(cause.into()),
-        }
+        unsafe { ffi::call2(hook, cls, value.as_ptr()) }
+            .map_err(|cause| self.refused_or_raised(node, "a value dec_hook refused", start, cause))
     }
 
     fn numpy(&mut self, node: usize, ndarray: Obj, depth: u32) -> TResult<Owned> {

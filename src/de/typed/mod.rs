@@ -245,19 +245,7 @@ impl<'py> Typed<'py> {
     }
 
     /// The object that `input` starts with, as the plan says, and where it ends (`whole`:
-    /// nothing may follow it).
-    pub fn decode<'a>(
-        &'a self,
-        py: Python<'py>,
-        input: &'a [u8],
-        setup: &'a Setup,
-        whole: bool,
-    ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-        self.decode_at(py, input, setup, whole)
-            .map_err(error::TError::into_pyerr)
-    }
-
-    /// [`Typed::decode`], its error not yet a Python exception (a stream shifts its offset).
+    /// nothing may follow it); the error not yet a Python exception (a stream shifts its offset).
     pub fn decode_at<'a>(
         &'a self,
         py: Python<'py>,
