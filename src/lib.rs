@@ -204,7 +204,9 @@ fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt:
     opt::parse_for_reading(option, opt::JSON_FROM_MSGPACK_MASK, "json.from_msgpack")
 }
 
-#[pymodule]
+// The walks borrow from containers that another thread could change: until they own what they
+// read, a free-threaded interpreter must turn the GIL back on when it imports this module.
+#[pymodule(gil_used = true)]
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
