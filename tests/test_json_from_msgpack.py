@@ -20,7 +20,7 @@ from conftest import (
     json_values,
     load_fixture,
 )
-from fastmsgpack._fastmsgpack import _json_from_msgpack_at  # type: ignore[import-not-found]
+from fastmsgpack._fastmsgpack import _json_from_msgpack_at
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -22,7 +22,7 @@ import typing
 import uuid
 from typing import Any
 
-import fastmsgpack._fastmsgpack as _core  # type: ignore[import-not-found]
+import fastmsgpack._fastmsgpack as _core
 
 _PLAN = "__fastmsgpack_plan__"
 _ALIAS_PLANS = "__fastmsgpack_plans__"

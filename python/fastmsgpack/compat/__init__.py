@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import IO, Any
 
-import fastmsgpack._fastmsgpack as _core  # type: ignore[import-not-found]
+import fastmsgpack._fastmsgpack as _core
 from fastmsgpack.compat._stream import Packer, Unpacker, _options
 from fastmsgpack.compat.exceptions import (
     BufferFull,

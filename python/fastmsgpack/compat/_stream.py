@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import fastmsgpack._fastmsgpack as _core  # type: ignore[import-not-found]
+import fastmsgpack._fastmsgpack as _core
 from fastmsgpack.compat.exceptions import (
     BufferFull,
     ExtraData,
@@ -22,7 +22,7 @@ from fastmsgpack.compat.ext import (
     Timestamp,
 )
 
-_CLASSES = {
+_CLASSES: dict[str, Any] = {
     "timestamp_type": Timestamp,
     "format_error": FormatError,
     "stack_error": StackError,

@@ -1,0 +1,103 @@
+# The compiled core. Its public names are those of the package (typed in __init__.pyi and
+# json.pyi); the private ones below serve fastmsgpack's own Python modules.
+from collections.abc import Callable
+from typing import Any, final
+
+from typing_extensions import Buffer
+
+from fastmsgpack import BufferFull as BufferFull
+from fastmsgpack import Ext as Ext
+from fastmsgpack import Fragment as Fragment
+from fastmsgpack import MsgpackDecodeError as MsgpackDecodeError
+from fastmsgpack import MsgpackEncodeError as MsgpackEncodeError
+from fastmsgpack import OutOfData as OutOfData
+from fastmsgpack import Packer as Packer
+from fastmsgpack import Unpacker as Unpacker
+from fastmsgpack import ValidationError as ValidationError
+from fastmsgpack import __version__ as __version__
+from fastmsgpack import pack as pack
+from fastmsgpack import packb as packb
+from fastmsgpack import unpack as unpack
+from fastmsgpack import unpackb as unpackb
+from fastmsgpack.json import Fragment as _JsonFragment
+from fastmsgpack.json import JSONEncodeError as JSONEncodeError
+from fastmsgpack.json import dumps as _json_dumps
+from fastmsgpack.json import from_msgpack as _json_from_msgpack
+
+OPT_APPEND_NEWLINE: int
+OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_FORBID_UNKNOWN_FIELDS: int
+OPT_INDENT_2: int
+OPT_JSON_COMPAT: int
+OPT_NAIVE_UTC: int
+OPT_NON_STR_KEYS: int
+OPT_NUMPY_RAW: int
+OPT_OMIT_MICROSECONDS: int
+OPT_PASSTHROUGH_BIG_INT: int
+OPT_PASSTHROUGH_DATACLASS: int
+OPT_PASSTHROUGH_DATETIME: int
+OPT_PASSTHROUGH_ENUM: int
+OPT_PASSTHROUGH_SUBCLASS: int
+OPT_PASSTHROUGH_TUPLE: int
+OPT_PASSTHROUGH_UUID: int
+OPT_REPLACE_SURROGATES: int
+OPT_SERIALIZE_NUMPY: int
+OPT_SERIALIZE_PYDANTIC: int
+OPT_SORT_KEYS: int
+OPT_STRICT_INTEGER: int
+OPT_UTC_Z: int
+
+JsonFragment = _JsonFragment
+json_dumps = _json_dumps
+json_from_msgpack = _json_from_msgpack
+
+def _json_from_msgpack_at(
+    data: Buffer, offset: int, /, option: int | None = None
+) -> tuple[bytes, int]: ...
+
+# Typed decoding: the plan compiled from the node list of fastmsgpack._typed.
+@final
+class _TypePlan: ...
+
+def _compile_plan(
+    nodes: list[tuple[Any, ...]], root: int, owner: object | None, has_custom: bool
+) -> _TypePlan: ...
+
+# fastmsgpack.compat: msgpack-python's decoding arguments, read once.
+@final
+class CompatOptions:
+    def __new__(
+        cls,
+        *,
+        timestamp_type: type,
+        ext_hook: Callable[[int, bytes], Any],
+        format_error: type[Exception],
+        stack_error: type[Exception],
+        extra_data: type[Exception],
+        use_list: bool = True,
+        raw: bool = False,
+        timestamp: int = 0,
+        strict_map_key: bool = True,
+        object_hook: Callable[[dict[Any, Any]], Any] | None = None,
+        object_pairs_hook: Callable[[list[tuple[Any, Any]]], Any] | None = None,
+        list_hook: Callable[[list[Any]], Any] | None = None,
+        unicode_errors: str | None = None,
+        max_str_len: int = ...,
+        max_bin_len: int = ...,
+        max_array_len: int = ...,
+        max_map_len: int = ...,
+        max_ext_len: int = ...,
+    ) -> CompatOptions: ...
+
+def _unpackb_compat(data: Buffer, options: CompatOptions, /) -> Any: ...
+def _packb_compat(
+    obj: Any,
+    default: Callable[[Any], Any] | None,
+    option: int,
+    use_bin_type: bool,
+    use_single_float: bool,
+    unicode_errors: bytes | None = None,
+    start: int = 0,
+    /,
+) -> bytes: ...
+def _set_compat_ext_type(cls: type, /) -> None: ...
