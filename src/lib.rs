@@ -237,5 +237,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }
+    // The option list for the Python side: `fastmsgpack.__all__`, the stubs and the docs' tables
+    // are made from it (scripts/options.py) and tested against it.
+    m.add("_OPTIONS", opt::ALL.to_vec())?;
+    m.add("_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
     Ok(())
 }

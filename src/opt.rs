@@ -30,6 +30,12 @@ pub const STRICT_INTEGER: Opt = 1 << 20;
 pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
 
 /// Every option with its Python name, for error messages and module constants.
+///
+/// This list and [`ENTRY_POINTS`] are the only lists of options: `fastmsgpack.__all__` and
+/// `fastmsgpack.json.__all__` are built from them at import time, and `scripts/options.py`
+/// writes the stubs' declarations and the docs' option tables from them (tests check both). A
+/// new option is a bit here, its entry in this list and in the masks of the entry points that
+/// take it, its implementation, and a section in doc/options.md; then run `scripts/options.py`.
 pub const ALL: &[(&str, Opt)] = &[
     ("OPT_NON_STR_KEYS", NON_STR_KEYS),
     ("OPT_SORT_KEYS", SORT_KEYS),
@@ -88,6 +94,17 @@ pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE
 /// The options `unpackb` accepts.
 pub const UNPACKB_MASK: Opt =
     NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS;
+
+/// Each family of entry points with the options it accepts, named as the docs' option tables
+/// name it (`pack` and `Packer` take the options of `packb`; `unpack` and `Unpacker` those of
+/// `unpackb`). The module exports it as `_OPTION_MASKS`: the type stubs, `__all__` and the docs'
+/// tables are generated from, and tested against, [`ALL`] and this list.
+pub const ENTRY_POINTS: &[(&str, Opt)] = &[
+    ("packb", PACKB_MASK),
+    ("unpackb", UNPACKB_MASK),
+    ("json.dumps", JSON_DUMPS_MASK),
+    ("json.from_msgpack", JSON_FROM_MSGPACK_MASK),
+];
 
 /// Why an `option` argument was refused.
 pub enum OptError {
@@ -176,8 +193,13 @@ mod tests {
             assert_eq!(seen & bit, 0);
             seen |= bit;
         }
-        assert_eq!(PACKB_MASK & !seen, 0);
-        assert_eq!(UNPACKB_MASK & !seen, 0);
+        let mut accepted = 0;
+        for (_, mask) in ENTRY_POINTS {
+            assert_eq!(mask & !seen, 0);
+            accepted |= mask;
+        }
+        // An option no entry point takes could not be used.
+        assert_eq!(accepted, seen);
     }
 
     #[test]

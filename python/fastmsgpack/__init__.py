@@ -1,28 +1,7 @@
 """fastmsgpack: fast, correct MessagePack for Python, with a Rust core."""
 
 from fastmsgpack._fastmsgpack import (
-    OPT_APPEND_NEWLINE,
-    OPT_DATETIME_AS_TIMESTAMP_EXT,
-    OPT_FORBID_UNKNOWN_FIELDS,
-    OPT_INDENT_2,
-    OPT_JSON_COMPAT,
-    OPT_NAIVE_UTC,
-    OPT_NON_STR_KEYS,
-    OPT_NUMPY_RAW,
-    OPT_OMIT_MICROSECONDS,
-    OPT_PASSTHROUGH_BIG_INT,
-    OPT_PASSTHROUGH_DATACLASS,
-    OPT_PASSTHROUGH_DATETIME,
-    OPT_PASSTHROUGH_ENUM,
-    OPT_PASSTHROUGH_SUBCLASS,
-    OPT_PASSTHROUGH_TUPLE,
-    OPT_PASSTHROUGH_UUID,
-    OPT_REPLACE_SURROGATES,
-    OPT_SERIALIZE_NUMPY,
-    OPT_SERIALIZE_PYDANTIC,
-    OPT_SORT_KEYS,
-    OPT_STRICT_INTEGER,
-    OPT_UTC_Z,
+    _OPTIONS,
     BufferFull,
     Ext,
     Fragment,
@@ -39,29 +18,10 @@ from fastmsgpack._fastmsgpack import (
     unpackb,
 )
 
-__all__ = [
-    "OPT_APPEND_NEWLINE",
-    "OPT_DATETIME_AS_TIMESTAMP_EXT",
-    "OPT_FORBID_UNKNOWN_FIELDS",
-    "OPT_INDENT_2",
-    "OPT_JSON_COMPAT",
-    "OPT_NAIVE_UTC",
-    "OPT_NON_STR_KEYS",
-    "OPT_NUMPY_RAW",
-    "OPT_OMIT_MICROSECONDS",
-    "OPT_PASSTHROUGH_BIG_INT",
-    "OPT_PASSTHROUGH_DATACLASS",
-    "OPT_PASSTHROUGH_DATETIME",
-    "OPT_PASSTHROUGH_ENUM",
-    "OPT_PASSTHROUGH_SUBCLASS",
-    "OPT_PASSTHROUGH_TUPLE",
-    "OPT_PASSTHROUGH_UUID",
-    "OPT_REPLACE_SURROGATES",
-    "OPT_SERIALIZE_NUMPY",
-    "OPT_SERIALIZE_PYDANTIC",
-    "OPT_SORT_KEYS",
-    "OPT_STRICT_INTEGER",
-    "OPT_UTC_Z",
+# The option flags (OPT_*): the core's list is the only one.
+globals().update(_OPTIONS)
+
+__all__ = [name for name, _ in _OPTIONS] + [
     "BufferFull",
     "Ext",
     "Fragment",

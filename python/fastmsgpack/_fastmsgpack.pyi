@@ -51,6 +51,10 @@ JsonFragment = _JsonFragment
 json_dumps = _json_dumps
 json_from_msgpack = _json_from_msgpack
 
+# The option list of the core (name, bit), and each entry point with the bits it accepts.
+_OPTIONS: list[tuple[str, int]]
+_OPTION_MASKS: list[tuple[str, int]]
+
 def _json_from_msgpack_at(
     data: Buffer, offset: int, /, option: int | None = None
 ) -> tuple[bytes, int]: ...
