@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use crate::de::transcode::{Stop, Transcoder};
 use crate::de::{self, DeError};
 use crate::emit::JsonEmitter;
-use crate::exc::{JSONEncodeError, MsgpackEncodeError};
+use crate::exc::{with_data, ErrorData, JSONEncodeError, MsgpackEncodeError};
 use crate::ffi::BytesWriter;
 use crate::opt::{self, Opt};
 use crate::ser;
@@ -89,10 +89,18 @@ fn transcode_at<'py>(
         Err(Stop::Input(err)) => return Err(err.into_pyerr()),
         // A value JSON cannot hold, unless a repeated key replaces it later or the input is
         // malformed further on: the object path decides, and the error keeps this offset.
-        Err(Stop::NotJson(err, at)) => {
+        Err(Stop::NotJson(err, at, kind)) => {
             let err: PyErr = err.into();
-            let located =
-                JSONEncodeError::new_err(format!("{} at byte offset {at}", err.value(py)));
+            let reason = err.value(py).to_string();
+            let located = with_data(
+                JSONEncodeError::new_err(format!("{reason} at byte offset {at}")),
+                &ErrorData {
+                    kind,
+                    reason: &reason,
+                    offset: Some(at),
+                    path: None,
+                },
+            );
             return match through_objects(py, bytes, offset, opts, whole) {
                 Err(e) if e.is_instance_of::<JSONEncodeError>(py) => Err(located),
                 other => other,

@@ -225,6 +225,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
     m.add("ValidationError", py.get_type::<exc::ValidationError>())?;
+    exc::add_data_defaults(py)?;
     m.add_class::<de::typed::plan::TypePlan>()?;
     m.add_function(wrap_pyfunction!(de::typed::plan::_compile_plan, m)?)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;

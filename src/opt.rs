@@ -149,7 +149,15 @@ pub fn parse_for_reading(
 ) -> PyResult<Opt> {
     parse(option, mask, func).map_err(|e| match e {
         OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
-        OptError::Invalid(msg) => crate::exc::MsgpackDecodeError::new_err(msg),
+        OptError::Invalid(msg) => {
+            let data = crate::exc::ErrorData {
+                kind: "invalid_option",
+                reason: &msg,
+                offset: None,
+                path: None,
+            };
+            crate::exc::with_data(crate::exc::MsgpackDecodeError::new_err(msg.clone()), &data)
+        }
     })
 }
 

@@ -26,7 +26,7 @@ use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
 use crate::de::{self, DeError, Setup};
-use crate::exc::{BufferFull, OutOfData};
+use crate::exc::{with_data, BufferFull, ErrorData, OutOfData};
 use crate::opt::{self, Opt};
 
 mod raw;
@@ -250,9 +250,14 @@ impl Failure {
 
 #[cold]
 fn buffer_full(held: usize, more: usize, max: usize) -> PyErr {
-    BufferFull::new_err(format!(
-        "holding {held} bytes, {more} more would go over max_buffer_size ({max})"
-    ))
+    let reason = format!("holding {held} bytes, {more} more would go over max_buffer_size ({max})");
+    let data = ErrorData {
+        kind: "buffer_full",
+        reason: &reason,
+        offset: None,
+        path: None,
+    };
+    with_data(BufferFull::new_err(reason.clone()), &data)
 }
 
 #[pymethods]
@@ -414,5 +419,12 @@ impl Unpacker {
 
 #[cold]
 fn out_of_data() -> PyErr {
-    OutOfData::new_err("no complete object in the data fed or read so far")
+    const REASON: &str = "no complete object in the data fed or read so far";
+    let data = ErrorData {
+        kind: "out_of_data",
+        reason: REASON,
+        offset: None,
+        path: None,
+    };
+    with_data(OutOfData::new_err(REASON), &data)
 }

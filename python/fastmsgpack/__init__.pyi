@@ -69,10 +69,24 @@ OPT_STRICT_INTEGER: int
 OPT_UTC_Z: int
 
 class MsgpackEncodeError(TypeError): ...
-class MsgpackDecodeError(ValueError): ...
+
+class MsgpackDecodeError(ValueError):
+    """The error's data, for code to read instead of its message (``None`` when it does not
+    apply, as for an invalid ``option``): ``kind``, what went wrong as a short name
+    (``"truncated"``, ``"too_deep"``, ...); ``reason``, the same in words, without the
+    location; ``offset``, the byte offset of the value at fault."""
+
+    kind: str | None
+    reason: str | None
+    offset: int | None
+
 class OutOfData(MsgpackDecodeError): ...
 class BufferFull(MsgpackDecodeError): ...
-class ValidationError(MsgpackDecodeError): ...
+
+class ValidationError(MsgpackDecodeError):
+    """``path``: where in the value, as ``$.stops[1].id``."""
+
+    path: str | None
 
 _T = TypeVar("_T")
 

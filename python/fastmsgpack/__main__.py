@@ -48,12 +48,11 @@ NUMPY_FORMS = ("list", "summary")
 # How much of the MessagePack input is read at a time.
 READ_SIZE = 65536
 
-# The end of fastmsgpack's decode errors.
-_AT_OFFSET = re.compile(r" at byte offset (\d+)$")
-# The transcoder's errors that unpacking the object cannot help: a bin value (a bin key has no
-# offset in the message), which comes before any raw numpy array would, and nesting too deep.
-_BYTES_VALUE = re.compile(r"bytes cannot be written as JSON at byte offset \d+")
-_TOO_DEEP = re.compile(r"containers nested deeper than \d+ levels.* at byte offset \d+")
+# The kinds of the transcoder's errors that unpacking the object cannot help: a bin value (the
+# transcoder refuses bin keys another way), which comes before any raw numpy array would, and
+# nesting too deep.
+_BYTES_VALUE = "bytes_not_json"
+_TOO_DEEP = "too_deep"
 _BYTES_HINT = "use --bytes base64 or --bytes hex"
 
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -200,10 +199,11 @@ class Converter:
     def _through_objects(self, raw: bytes, offset: int, stop: Exception) -> bytes:
         """The object ``raw`` at ``offset``, which the transcoder stopped at with ``stop``,
         unpacked and written by ``json.dumps``."""
-        if self.bytes_form == "error" and _BYTES_VALUE.fullmatch(str(stop)):
-            raise CliError(f"{_shifted(str(stop), offset)} ({_BYTES_HINT})")
-        if _TOO_DEEP.fullmatch(str(stop)):
-            raise CliError(_shifted(str(stop), offset))
+        if isinstance(stop, (fastjson.JSONEncodeError, MsgpackDecodeError)):
+            if self.bytes_form == "error" and stop.kind == _BYTES_VALUE:
+                raise CliError(f"{_shifted(stop, offset)} ({_BYTES_HINT})")
+            if stop.kind == _TOO_DEEP:
+                raise CliError(_shifted(stop, offset))
         try:
             # Raw numpy arrays are views of ``raw``, not copies.
             value = fastmsgpack.unpackb(raw, ext_hook=_ext_hook, option=self.unpack_option)
@@ -284,21 +284,19 @@ class Converter:
         return array.tolist()
 
 
-def _shifted(message: str, base: int) -> str:
-    """``message``, an error about the object at ``base``, with its offset in the whole input."""
-    found = _AT_OFFSET.search(message)
-    if found is None:
-        return message
-    return f"{message[: found.start()]} at byte offset {int(found[1]) + base}"
+def _shifted(exc: fastjson.JSONEncodeError | MsgpackDecodeError, base: int) -> str:
+    """The message of ``exc``, an error about the object at ``base``, with its offset in the
+    whole input."""
+    if exc.offset is None or exc.reason is None:
+        return str(exc)
+    return f"{exc.reason} at byte offset {exc.offset + base}"
 
 
 def _decode_error(exc: MsgpackDecodeError, base: int) -> str:
     """The message of an error of ``unpackb`` on the object at ``base``, with its offset in the
     whole input, and the cause when Python code raised."""
-    message = str(exc)
-    found = _AT_OFFSET.search(message)
-    where = f" at byte offset {int(found[1]) + base}" if found else ""
-    head = message[: found.start()] if found else message
+    where = "" if exc.offset is None else f" at byte offset {exc.offset + base}"
+    head = str(exc) if exc.reason is None else exc.reason
     cause = exc.__cause__
     if isinstance(cause, _BadTimestamp):
         return f"{cause}{where}"

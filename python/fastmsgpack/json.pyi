@@ -49,7 +49,14 @@ OPT_SORT_KEYS: int
 OPT_STRICT_INTEGER: int
 OPT_UTC_Z: int
 
-class JSONEncodeError(MsgpackEncodeError): ...
+class JSONEncodeError(MsgpackEncodeError):
+    """From ``from_msgpack``, a value JSON cannot hold, with the data of ``MsgpackDecodeError``:
+    ``kind`` (``"bytes_not_json"``, ``"ext_not_json"``, ``"too_deep"``, ...), ``reason`` and
+    ``offset``; ``None`` for each from ``dumps``."""
+
+    kind: str | None
+    reason: str | None
+    offset: int | None
 
 @final
 class Fragment:

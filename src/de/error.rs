@@ -5,7 +5,7 @@ use std::fmt;
 use pyo3::PyErr;
 
 use crate::error::with_cause;
-use crate::exc::MsgpackDecodeError;
+use crate::exc::{with_data, ErrorData, MsgpackDecodeError};
 
 /// What went wrong in the input.
 #[derive(Debug)]
@@ -57,6 +57,24 @@ impl fmt::Display for Kind {
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
             Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
             Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
+        }
+    }
+}
+
+impl Kind {
+    /// The machine-readable name of the kind, the `kind` attribute of the Python error.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Truncated { .. } => "truncated",
+            Kind::Empty => "empty",
+            Kind::Reserved => "reserved",
+            Kind::InvalidUtf8 => "invalid_utf8",
+            Kind::TooDeep => "too_deep",
+            Kind::Trailing { .. } => "trailing",
+            Kind::KeyNotStr { .. } => "key_not_str",
+            Kind::MapAsKey => "map_as_key",
+            Kind::BadTimestamp(_) => "bad_timestamp",
+            Kind::BadNumpy(_) => "bad_numpy",
         }
     }
 }
@@ -139,16 +157,32 @@ impl DeError {
     pub fn into_pyerr(self) -> PyErr {
         match *self.0 {
             Failure::Input { kind, offset } => {
-                MsgpackDecodeError::new_err(format!("{kind} at byte offset {offset}"))
+                let reason = kind.to_string();
+                let err = MsgpackDecodeError::new_err(format!("{reason} at byte offset {offset}"));
+                with_data(
+                    err,
+                    &ErrorData {
+                        kind: kind.name(),
+                        reason: &reason,
+                        offset: Some(offset),
+                        path: None,
+                    },
+                )
             }
             Failure::Callback {
                 what,
                 offset,
                 cause,
-            } => with_cause(
-                MsgpackDecodeError::new_err(format!("{what} at byte offset {offset}")),
-                cause,
-            ),
+            } => {
+                let err = MsgpackDecodeError::new_err(format!("{what} at byte offset {offset}"));
+                let data = ErrorData {
+                    kind: "callback",
+                    reason: what,
+                    offset: Some(offset),
+                    path: None,
+                };
+                with_cause(with_data(err, &data), cause)
+            }
             Failure::Python(err) => err,
         }
     }

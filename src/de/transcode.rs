@@ -19,8 +19,8 @@ use crate::opt::{self, Opt};
 pub enum Stop {
     /// Malformed input.
     Input(DeError),
-    /// A value JSON cannot hold (bin, ext), at this offset.
-    NotJson(Error, usize),
+    /// A value JSON cannot hold (bin, ext), at this offset, and the error's `kind`.
+    NotJson(Error, usize, &'static str),
     /// Take the object path (see the module documentation).
     UseObjects,
 }
@@ -75,8 +75,8 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
             Token::Bool(v) => self.e.bool(v),
             Token::UInt(v) => self.e.uint(v),
             Token::F32(v) => self.e.float(v as f64),
-            Token::Bin(data) => self.e.bin(data),
-            Token::Ext(tag, data) => self.e.ext(tag, data),
+            Token::Bin(data) => return refused(self.e.bin(data), start, "bytes_not_json"),
+            Token::Ext(tag, data) => return refused(self.e.ext(tag, data), start, "ext_not_json"),
         };
         emitted(r, start)
     }
@@ -102,7 +102,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         }
         // `json.dumps` writes at most this many levels; deeper input is refused the same way.
         if depth as u64 >= MAX_ENCODE_DEPTH {
-            return Err(Stop::NotJson(crate::error::too_deep(), start));
+            return Err(Stop::NotJson(crate::error::too_deep(), start, "too_deep"));
         }
         if n.saturating_mul(min) > self.r.remaining() {
             let declared = (n as u64).saturating_mul(min as u64);
@@ -161,7 +161,13 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
 
 /// An emitter's refusal (bin, ext), located at `start`.
 fn emitted(result: Result<(), Error>, start: usize) -> TResult {
-    result.map_err(|err| Stop::NotJson(err, start))
+    refused(result, start, "not_json")
+}
+
+/// As [`emitted`], for a value whose refusal is of the kind named `kind`.
+#[inline(always)]
+fn refused(result: Result<(), Error>, start: usize, kind: &'static str) -> TResult {
+    result.map_err(|err| Stop::NotJson(err, start, kind))
 }
 
 /// The keys of one map, to spot a repeated one: a scan for small maps, a set for large ones.

@@ -259,7 +259,7 @@ def _stream_error(exc: Exception) -> Exception:
         return OutOfData(str(exc))
     if isinstance(exc, _core.BufferFull):
         return BufferFull(str(exc))
-    if "nested deeper" in str(exc):
+    if isinstance(exc, _core.MsgpackDecodeError) and exc.kind == "too_deep":
         return StackError(str(exc))
     return FormatError(str(exc))
 

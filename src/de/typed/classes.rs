@@ -67,7 +67,8 @@ impl TypedDecoder<'_> {
                         return Err(DeError::input(Kind::InvalidUtf8, key_start).into());
                     }
                     if self.forbid_unknown {
-                        return Err(TError::invalid(
+                        return Err(TError::invalid_as(
+                            "unknown_field",
                             format!(
                                 "expected {}, found unknown field {:?} \
                                  (OPT_FORBID_UNKNOWN_FIELDS)",
@@ -111,7 +112,8 @@ impl TypedDecoder<'_> {
 
     #[cold]
     pub(super) fn missing(&self, node: usize, f: &Field, start: usize) -> TError {
-        TError::invalid(
+        TError::invalid_as(
+            "missing_field",
             format!(
                 "expected {}, found a map without the required field {:?}",
                 self.nodes[node].name,

@@ -3,7 +3,9 @@
 //! and `dec_hook` types are decoded by the untyped decoder first.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::Python;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 use super::error::{Step, TError, TResult};
 use super::plan::{Named, Node};
@@ -470,7 +472,15 @@ impl<'a> TypedDecoder<'a> {
         let value = self.untyped(self.setup, depth)?;
         // SAFETY: attached; `cls` is kept alive by the plan.
         unsafe { ffi::call_method1(cls, self.handles.model_validate, value.as_ptr()) }.map_err(
-            |cause| self.refused_or_raised(node, "a value its validation refused", start, cause),
+            |cause| match pydantic_refusal(self.py, &cause) {
+                Some((message, steps)) => steps
+                    .into_iter()
+                    .rev()
+                    .fold(TError::invalid_from(message, start, cause), TError::at),
+                None => {
+                    self.refused_or_raised(node, "a value its validation refused", start, cause)
+                }
+            },
         )
     }
 
@@ -500,4 +510,46 @@ impl<'a> TypedDecoder<'a> {
         let token = token::next(&mut r, "value")?;
         Err(self.mismatch(node, &token, start))
     }
+}
+
+/// What pydantic's `ValidationError` says first: its message (with the count of the others)
+/// and its location inside the model, outermost step first. `None` for any other error.
+#[cold]
+fn pydantic_refusal(py: Python<'_>, cause: &PyErr) -> Option<(String, Vec<Step>)> {
+    let value = cause.value(py);
+    let module = value.get_type().module().ok()?;
+    if !module.to_str().ok()?.starts_with("pydantic") {
+        return None;
+    }
+    let errors = value.call_method0(intern!(py, "errors")).ok()?;
+    let errors = errors.cast::<PyList>().ok()?;
+    let first = errors.get_item(0).ok()?;
+    let message: String = first.get_item(intern!(py, "msg")).ok()?.extract().ok()?;
+    let loc = first.get_item(intern!(py, "loc")).ok()?;
+    let mut steps = Vec::new();
+    for item in loc.try_iter().ok()? {
+        let item = item.ok()?;
+        let step = if let Ok(i) = item.extract::<usize>() {
+            Step::Index(i)
+        } else {
+            match item.extract::<String>() {
+                Ok(name) if is_identifier(&name) => Step::Field(name.into()),
+                _ => Step::Key(item.repr().ok()?.to_string()),
+            }
+        };
+        steps.push(step);
+    }
+    let message = match errors.len() - 1 {
+        0 => message,
+        1 => format!("{message} (and 1 more error)"),
+        more => format!("{message} (and {more} more errors)"),
+    };
+    Some((message, steps))
+}
+
+/// Whether `name` is written as `.name` in a path (else as `["name"]`).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
 }

@@ -7,7 +7,7 @@ use pyo3::PyErr;
 
 use crate::de::DeError;
 use crate::error::with_cause;
-use crate::exc::ValidationError;
+use crate::exc::{with_data, ErrorData, ValidationError};
 
 pub type TResult<T> = Result<T, TError>;
 
@@ -23,6 +23,8 @@ pub struct TError(Box<Failure>);
 enum Failure {
     De(DeError),
     Invalid {
+        /// The `kind` attribute of the `ValidationError`.
+        kind: &'static str,
         message: String,
         offset: usize,
         /// Innermost step first.
@@ -35,7 +37,14 @@ impl TError {
     /// A value that does not fit: `message` says what was expected and what was found.
     #[cold]
     pub fn invalid(message: String, offset: usize) -> TError {
+        TError::invalid_as("mismatch", message, offset)
+    }
+
+    /// As [`TError::invalid`], of the kind named `kind` (`"missing_field"`, ...).
+    #[cold]
+    pub fn invalid_as(kind: &'static str, message: String, offset: usize) -> TError {
         TError(Box::new(Failure::Invalid {
+            kind,
             message,
             offset,
             path: Vec::new(),
@@ -47,6 +56,7 @@ impl TError {
     #[cold]
     pub fn invalid_from(message: String, offset: usize, cause: PyErr) -> TError {
         TError(Box::new(Failure::Invalid {
+            kind: "refused",
             message,
             offset,
             path: Vec::new(),
@@ -75,11 +85,13 @@ impl TError {
         TError(Box::new(match *self.0 {
             Failure::De(err) => Failure::De(err.shifted(base)),
             Failure::Invalid {
+                kind,
                 message,
                 offset,
                 path,
                 cause,
             } => Failure::Invalid {
+                kind,
                 message,
                 offset: offset.saturating_add(base as usize),
                 path,
@@ -93,6 +105,7 @@ impl TError {
         match *self.0 {
             Failure::De(err) => err.into_pyerr(),
             Failure::Invalid {
+                kind,
                 message,
                 offset,
                 path,
@@ -112,6 +125,15 @@ impl TError {
                 let err = ValidationError::new_err(format!(
                     "{message} at {where_} (byte offset {offset})"
                 ));
+                let err = with_data(
+                    err,
+                    &ErrorData {
+                        kind,
+                        reason: &message,
+                        offset: Some(offset),
+                        path: Some(&where_),
+                    },
+                );
                 match cause {
                     Some(cause) => with_cause(err, cause),
                     None => err,
