@@ -42,7 +42,8 @@ impl Fragment {
                 "Fragment contents must be bytes, bytearray or memoryview, not {ty}"
             )));
         };
-        de::skip::check_one(contents.bind(py).as_bytes()).map_err(de::DeError::into_pyerr)?;
+        de::skip::check_one(contents.bind(py).as_bytes())
+            .map_err(|e| de::DeError::from(e).into_pyerr())?;
         Ok(Fragment { contents })
     }
 

@@ -5,7 +5,6 @@
 //! MessagePack into Python objects; [`opt`] holds the option bits; [`packer`] is the `Packer`
 //! class, which packs message after message with what the earlier ones needed.
 
-mod calendar;
 mod compat;
 mod de;
 mod emit;
@@ -15,11 +14,13 @@ mod ext;
 mod ffi;
 mod fragment;
 mod json;
-mod limits;
 mod opt;
 mod packer;
 mod ser;
 mod unpacker;
+
+// The pure-Rust core (core/), under the names the crate has always used.
+use fastmsgpack_core::{calendar, limits};
 
 use pyo3::prelude::*;
 

@@ -1,83 +1,10 @@
 //! Decode errors: what is wrong and the byte offset where it was found.
 
-use std::fmt;
-
+pub use fastmsgpack_core::error::{InputError, Kind};
 use pyo3::PyErr;
 
 use crate::error::with_cause;
 use crate::exc::{with_data, ErrorData, MsgpackDecodeError};
-
-/// What went wrong in the input.
-#[derive(Debug)]
-pub enum Kind {
-    /// The input ends before the value that starts at the offset is complete.
-    Truncated {
-        what: &'static str,
-        declared: u64,
-        available: usize,
-    },
-    Empty,
-    Reserved,
-    InvalidUtf8,
-    TooDeep,
-    Trailing {
-        extra: usize,
-    },
-    KeyNotStr {
-        found: &'static str,
-    },
-    MapAsKey,
-    BadTimestamp(&'static str),
-    BadNumpy(&'static str),
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Kind::Truncated {
-                what,
-                declared,
-                available,
-            } => write!(
-                f,
-                "truncated input: {what} needs {declared} more bytes, only {available} left"
-            ),
-            Kind::Empty => write!(f, "empty input"),
-            Kind::Reserved => write!(f, "reserved marker byte 0xc1"),
-            Kind::InvalidUtf8 => write!(f, "str is not valid UTF-8"),
-            Kind::TooDeep => write!(
-                f,
-                "containers nested deeper than {} levels",
-                crate::limits::MAX_DECODE_DEPTH
-            ),
-            Kind::Trailing { extra } => write!(f, "{extra} trailing bytes after the object"),
-            Kind::KeyNotStr { found } => {
-                write!(f, "map key must be str, not {found} (see OPT_NON_STR_KEYS)")
-            }
-            Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
-            Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
-            Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
-        }
-    }
-}
-
-impl Kind {
-    /// The machine-readable name of the kind, the `kind` attribute of the Python error.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Kind::Truncated { .. } => "truncated",
-            Kind::Empty => "empty",
-            Kind::Reserved => "reserved",
-            Kind::InvalidUtf8 => "invalid_utf8",
-            Kind::TooDeep => "too_deep",
-            Kind::Trailing { .. } => "trailing",
-            Kind::KeyNotStr { .. } => "key_not_str",
-            Kind::MapAsKey => "map_as_key",
-            Kind::BadTimestamp(_) => "bad_timestamp",
-            Kind::BadNumpy(_) => "bad_numpy",
-        }
-    }
-}
 
 /// A decode error: one pointer wide, so a `DeResult<Owned>` comes back in registers instead of
 /// through memory (an array of 1000 small ints decoded in 4.7 us instead of 5.0-5.4). What went
@@ -111,18 +38,6 @@ impl DeError {
             offset,
             cause,
         }))
-    }
-
-    /// Whether the input ended before the item was complete (a stream may still bring the
-    /// rest).
-    pub fn is_truncated(&self) -> bool {
-        matches!(
-            *self.0,
-            Failure::Input {
-                kind: Kind::Truncated { .. },
-                ..
-            }
-        )
     }
 
     /// What is wrong with the input, when the input (not Python code) is at fault.
@@ -192,5 +107,14 @@ impl From<PyErr> for DeError {
     #[cold]
     fn from(err: PyErr) -> DeError {
         DeError::python(err)
+    }
+}
+
+impl From<InputError> for DeError {
+    #[cold]
+    #[inline(never)]
+    fn from(err: InputError) -> DeError {
+        let (kind, offset) = err.into_parts();
+        DeError::input(kind, offset)
     }
 }

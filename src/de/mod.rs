@@ -1,15 +1,14 @@
 //! MessagePack to Python objects.
 
 pub mod compat;
-mod error;
+pub(crate) mod error;
 mod ext;
 mod keycache;
 pub mod msgpack;
 mod numpy;
 mod reader;
 pub mod scan;
-pub mod skip;
-pub(crate) mod token;
+pub use fastmsgpack_core::{skip, token};
 pub mod transcode;
 pub mod typed;
 

@@ -173,7 +173,8 @@ impl<'a> Decoder<'a> {
         if n.saturating_mul(min_size) > self.r.remaining() {
             return Err(self
                 .r
-                .truncated(what, (n as u64).saturating_mul(min_size as u64), start));
+                .truncated(what, (n as u64).saturating_mul(min_size as u64), start)
+                .into());
         }
         Ok(())
     }

@@ -1,82 +1,8 @@
-//! A cursor over MessagePack input: the bounds-checked reads that the decoder and the transcoder
-//! share. Every read names the item it belongs to and where that item began, so that a
-//! truncation error points at the item, not at the missing bytes.
+//! The reader of the core crate (a bounds-checked cursor over the input), and the result type of
+//! the decoders that read through it.
 
-use super::error::{DeError, Kind};
+pub use fastmsgpack_core::reader::Reader;
+
+use super::DeError;
 
 pub type DeResult<T> = Result<T, DeError>;
-
-pub struct Reader<'a> {
-    pub data: &'a [u8],
-    pub pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    pub fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { data, pos: 0 }
-    }
-
-    #[inline(always)]
-    pub fn remaining(&self) -> usize {
-        self.data.len() - self.pos
-    }
-
-    /// The next `n` bytes, or a truncation error for the item that began at `start`.
-    #[inline(always)]
-    pub fn take(&mut self, n: usize, what: &'static str, start: usize) -> DeResult<&'a [u8]> {
-        let data: &'a [u8] = self.data;
-        match data.get(self.pos..self.pos.wrapping_add(n)) {
-            Some(bytes) if self.pos.checked_add(n).is_some() => {
-                self.pos += n;
-                Ok(bytes)
-            }
-            _ => Err(self.truncated(what, n as u64, start)),
-        }
-    }
-
-    /// The item that began at `start` declares `declared` bytes (or items) the input lacks.
-    #[cold]
-    pub fn truncated(&self, what: &'static str, declared: u64, start: usize) -> DeError {
-        DeError::input(
-            Kind::Truncated {
-                what,
-                declared,
-                available: self.remaining(),
-            },
-            start,
-        )
-    }
-
-    #[inline(always)]
-    pub fn array_n<const N: usize>(
-        &mut self,
-        what: &'static str,
-        start: usize,
-    ) -> DeResult<[u8; N]> {
-        let bytes = self.take(N, what, start)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
-    }
-
-    /// Big-endian header fields (lengths, ints) of the item that began at `start`.
-    #[inline(always)]
-    pub fn u8(&mut self, start: usize) -> DeResult<u8> {
-        Ok(self.array_n::<1>("header", start)?[0])
-    }
-
-    #[inline(always)]
-    pub fn u16(&mut self, start: usize) -> DeResult<u16> {
-        Ok(u16::from_be_bytes(self.array_n("header", start)?))
-    }
-
-    #[inline(always)]
-    pub fn u32(&mut self, start: usize) -> DeResult<u32> {
-        Ok(u32::from_be_bytes(self.array_n("header", start)?))
-    }
-
-    #[inline(always)]
-    pub fn u64(&mut self, start: usize) -> DeResult<u64> {
-        Ok(u64::from_be_bytes(self.array_n("header", start)?))
-    }
-}

@@ -57,7 +57,7 @@ impl Scanner {
             let token = match token::next(&mut r, "value") {
                 Ok(token) => token,
                 Err(err) if err.is_truncated() => return Ok(Scan::Incomplete),
-                Err(err) => return Err(err),
+                Err(err) => return Err(err.into()),
             };
             if let Some(limits) = limits {
                 header::check_token(&token, limits)?;

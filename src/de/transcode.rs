@@ -25,6 +25,13 @@ pub enum Stop {
     UseObjects,
 }
 
+impl From<super::error::InputError> for Stop {
+    #[cold]
+    fn from(err: super::error::InputError) -> Stop {
+        Stop::Input(err.into())
+    }
+}
+
 impl From<DeError> for Stop {
     fn from(err: DeError) -> Stop {
         Stop::Input(err)
@@ -106,7 +113,7 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         }
         if n.saturating_mul(min) > self.r.remaining() {
             let declared = (n as u64).saturating_mul(min as u64);
-            return Err(Stop::Input(self.r.truncated(what, declared, start)));
+            return Err(Stop::Input(self.r.truncated(what, declared, start).into()));
         }
         Ok(())
     }

@@ -2,14 +2,13 @@
 //! found; each format decides how to write it.
 
 mod compat;
-mod float_text;
-mod int_text;
 mod json;
 mod json_str;
 mod legacy;
 pub mod marker;
 mod msgpack;
-mod number_text;
+
+use fastmsgpack_core::{float_text, int_text};
 
 pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};

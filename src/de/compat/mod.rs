@@ -142,7 +142,7 @@ impl<'a> Compat<'_, 'a, '_> {
         if n.saturating_mul(min_size) > self.r.remaining() {
             let what = if min_size == 1 { "array" } else { "map" };
             let declared = (n as u64).saturating_mul(min_size as u64);
-            return Err(self.r.truncated(what, declared, start));
+            return Err(self.r.truncated(what, declared, start).into());
         }
         Ok(())
     }

@@ -150,6 +150,13 @@ impl From<DeError> for TError {
     }
 }
 
+impl From<crate::de::error::InputError> for TError {
+    #[cold]
+    fn from(err: crate::de::error::InputError) -> TError {
+        TError::from(DeError::from(err))
+    }
+}
+
 impl From<PyErr> for TError {
     #[cold]
     fn from(err: PyErr) -> TError {

@@ -8,8 +8,8 @@
 //! length, its items following as tokens of their own. Every read is bounds-checked, and a
 //! length is only ever compared with the input, never used to reserve memory.
 
-use super::error::{DeError, Kind};
-use super::reader::{DeResult, Reader};
+use crate::error::{InputError, Kind};
+use crate::reader::{ReadResult, Reader};
 
 /// One item of MessagePack.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,7 +54,7 @@ impl Token<'_> {
 /// `bin` or ext, its header for a container. `what` names the item for a truncation error when
 /// not even its first byte is there ("value", "map key").
 #[inline(always)]
-pub fn next<'a>(r: &mut Reader<'a>, what: &'static str) -> DeResult<Token<'a>> {
+pub fn next<'a>(r: &mut Reader<'a>, what: &'static str) -> ReadResult<Token<'a>> {
     let start = r.pos;
     let Some(&marker) = r.data.get(start) else {
         return Err(r.truncated(what, 1, start));
@@ -66,7 +66,7 @@ pub fn next<'a>(r: &mut Reader<'a>, what: &'static str) -> DeResult<Token<'a>> {
         0x90..=0x9f => Token::Array((marker & 0x0f) as usize),
         0xa0..=0xbf => Token::Str(r.take((marker & 0x1f) as usize, "str", start)?),
         0xc0 => Token::Nil,
-        0xc1 => return Err(DeError::input(Kind::Reserved, start)),
+        0xc1 => return Err(InputError::new(Kind::Reserved, start)),
         0xc2 => Token::Bool(false),
         0xc3 => Token::Bool(true),
         0xc4 => {
@@ -132,7 +132,7 @@ pub fn next<'a>(r: &mut Reader<'a>, what: &'static str) -> DeResult<Token<'a>> {
 /// mostly short strings, so a fixstr is read before the full dispatch of [`next`]: the readers'
 /// map loops spend most of their time here.
 #[inline(always)]
-pub fn next_key<'a>(r: &mut Reader<'a>) -> DeResult<Result<&'a [u8], Token<'a>>> {
+pub fn next_key<'a>(r: &mut Reader<'a>) -> ReadResult<Result<&'a [u8], Token<'a>>> {
     let start = r.pos;
     if let Some(&marker @ 0xa0..=0xbf) = r.data.get(start) {
         r.pos += 1;
@@ -146,7 +146,7 @@ pub fn next_key<'a>(r: &mut Reader<'a>) -> DeResult<Result<&'a [u8], Token<'a>>>
 
 /// An ext item's type byte and its `n` bytes of data.
 #[inline(always)]
-fn ext<'a>(r: &mut Reader<'a>, n: usize, start: usize) -> DeResult<Token<'a>> {
+fn ext<'a>(r: &mut Reader<'a>, n: usize, start: usize) -> ReadResult<Token<'a>> {
     let tag = r.u8(start)? as i8;
     Ok(Token::Ext(tag, r.take(n, "ext", start)?))
 }

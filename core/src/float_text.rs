@@ -2,7 +2,7 @@
 //! laid out in positional form for decimal exponents -5..=15 (`0.00001`, `100.0`) and in
 //! scientific form otherwise (`1e-6`, `1.2345e+16`). Pure Rust, unit-tested here.
 
-use super::number_text::NumberText;
+use crate::number_text::NumberText;
 
 /// Bytes that `write_f64` and `write_f32` may touch at `dst`: zmij formats into a buffer of this
 /// size and may write past the end of the text it returns (digits it trims afterwards).

@@ -5,28 +5,28 @@
 //! Used to check a `Fragment`'s contents once, when it is made, so that `packb` can then write
 //! them verbatim, and by typed decoding to pass over the values of keys no field has.
 
-use super::error::{DeError, Kind};
-use super::reader::{DeResult, Reader};
-use super::token::{self, Token};
+use crate::error::{InputError, Kind};
 use crate::limits::MAX_DECODE_DEPTH;
+use crate::reader::{ReadResult, Reader};
+use crate::token::{self, Token};
 
 /// Checks that `data` is exactly one well-formed MessagePack object.
-pub fn check_one(data: &[u8]) -> DeResult<()> {
+pub fn check_one(data: &[u8]) -> ReadResult<()> {
     if data.is_empty() {
-        return Err(DeError::input(Kind::Empty, 0));
+        return Err(InputError::new(Kind::Empty, 0));
     }
     let mut r = Reader::new(data);
     skip_value(&mut r, 0)?;
     if r.pos != data.len() {
         let extra = data.len() - r.pos;
-        return Err(DeError::input(Kind::Trailing { extra }, r.pos));
+        return Err(InputError::new(Kind::Trailing { extra }, r.pos));
     }
     Ok(())
 }
 
 /// Reads past the one object that starts at the reader's position, checking it as
 /// [`check_one`] does (what follows it is left alone). `depth` is the nesting of that object.
-pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> DeResult<()> {
+pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> ReadResult<()> {
     // Items still to read in each open container (a map counts keys and values); the stack is
     // at most MAX_DECODE_DEPTH long, whatever the headers declare.
     let mut open: Vec<u64> = Vec::new();
@@ -35,7 +35,7 @@ pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> DeResult<()> {
         let children = item(r, start)?;
         // Every container counts towards the depth limit, an empty one too, as in the decoder.
         if children.is_some() && open.len() as u32 + depth >= MAX_DECODE_DEPTH {
-            return Err(DeError::input(Kind::TooDeep, start));
+            return Err(InputError::new(Kind::TooDeep, start));
         }
         let children = children.unwrap_or(0);
         if children > 0 {
@@ -66,11 +66,11 @@ pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> DeResult<()> {
 /// Reads the item that starts at `start` (a scalar whole, a container's header only) and
 /// returns, for a container, how many items it holds.
 #[inline(always)]
-fn item(r: &mut Reader<'_>, start: usize) -> DeResult<Option<u64>> {
+fn item(r: &mut Reader<'_>, start: usize) -> ReadResult<Option<u64>> {
     Ok(match token::next(r, "value")? {
         Token::Str(bytes) => {
             if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
-                return Err(DeError::input(Kind::InvalidUtf8, start));
+                return Err(InputError::new(Kind::InvalidUtf8, start));
             }
             None
         }

@@ -3,7 +3,7 @@
 //! store-to-load forward) on every integer; writing in place has no copy. Pure Rust, unit-tested
 //! here against `itoa`.
 
-use super::number_text::NumberText;
+use crate::number_text::NumberText;
 
 /// Bytes `write_i64` and `write_u64` may write: `-9223372036854775808` and `u64::MAX` are 20.
 pub const ROOM: usize = 20;

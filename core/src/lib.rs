@@ -1,0 +1,17 @@
+//! The part of fastmsgpack that needs no Python: the MessagePack grammar (markers to tokens,
+//! [`token`]), the bounds-checked [`reader`], walking over values without building them
+//! ([`skip`]), the [`limits`] both directions share, the proleptic Gregorian [`calendar`] of
+//! timestamps and datetimes, and the text of numbers ([`int_text`], [`float_text`]).
+//!
+//! Everything here is tested with a plain `cargo test`, without an interpreter, and fuzzed at
+//! native speed (the `fuzz/` folder).
+
+pub mod calendar;
+pub mod error;
+pub mod float_text;
+pub mod int_text;
+pub mod limits;
+pub mod number_text;
+pub mod reader;
+pub mod skip;
+pub mod token;

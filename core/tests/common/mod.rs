@@ -1,0 +1,2 @@
+// Shared by the integration tests and the fuzz target.
+pub mod walk;
