@@ -3,6 +3,7 @@
 //! truncation error points at the item, not at the missing bytes.
 
 use crate::error::{InputError, Kind};
+use crate::limits::MAX_DECODE_DEPTH;
 
 pub type ReadResult<T> = Result<T, InputError>;
 
@@ -32,6 +33,30 @@ impl<'a> Reader<'a> {
             }
             _ => Err(self.truncated(what, n as u64, start)),
         }
+    }
+
+    /// Checks a container's header before anything is made for it: that `depth` (the nesting of
+    /// the container) is within [`MAX_DECODE_DEPTH`], and that its `n` items of at least
+    /// `min_size` bytes each fit in what is left of the input, so that no length header sizes an
+    /// allocation beyond the input. Every reader checks containers here: the decoders, the
+    /// transcoder and [`crate::skip`].
+    #[inline(always)]
+    pub fn container(
+        &self,
+        n: usize,
+        min_size: usize,
+        what: &'static str,
+        depth: u32,
+        start: usize,
+    ) -> ReadResult<()> {
+        if depth >= MAX_DECODE_DEPTH {
+            return Err(InputError::new(Kind::TooDeep, start));
+        }
+        if n.saturating_mul(min_size) > self.remaining() {
+            let declared = (n as u64).saturating_mul(min_size as u64);
+            return Err(self.truncated(what, declared, start));
+        }
+        Ok(())
     }
 
     /// The item that began at `start` declares `declared` bytes (or items) the input lacks.

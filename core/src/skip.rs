@@ -6,7 +6,6 @@
 //! them verbatim, and by typed decoding to pass over the values of keys no field has.
 
 use crate::error::{InputError, Kind};
-use crate::limits::MAX_DECODE_DEPTH;
 use crate::reader::{ReadResult, Reader};
 use crate::token::{self, Token};
 
@@ -32,20 +31,16 @@ pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> ReadResult<()> {
     let mut open: Vec<u64> = Vec::new();
     loop {
         let start = r.pos;
-        let children = item(r, start)?;
-        // Every container counts towards the depth limit, an empty one too, as in the decoder.
-        if children.is_some() && open.len() as u32 + depth >= MAX_DECODE_DEPTH {
-            return Err(InputError::new(Kind::TooDeep, start));
-        }
-        let children = children.unwrap_or(0);
-        if children > 0 {
-            // Each item takes at least one byte: a count beyond the input is truncated now,
-            // not after reading what there is.
-            if children > r.remaining() as u64 {
-                return Err(r.truncated("container", children, start));
+        if let Some(children) = item(r, start)? {
+            // Every container counts towards the depth limit, an empty one too, as in the
+            // decoder. Each item takes at least one byte: a count beyond the input is truncated
+            // now, not after reading what there is.
+            let n = usize::try_from(children).unwrap_or(usize::MAX);
+            r.container(n, 1, "container", open.len() as u32 + depth, start)?;
+            if children > 0 {
+                open.push(children);
+                continue;
             }
-            open.push(children);
-            continue;
         }
         // The item is complete: it ends one item of each container it completes.
         loop {

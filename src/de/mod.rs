@@ -8,6 +8,7 @@ pub mod msgpack;
 mod numpy;
 mod reader;
 pub mod scan;
+mod session;
 pub use fastmsgpack_core::{skip, token};
 pub mod transcode;
 pub mod typed;
@@ -16,16 +17,14 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::ffi::{self, GcPause, InputBuffer, Known, Numpy, Obj};
+use crate::ffi::{self, InputBuffer, Known, Numpy, Obj};
 use crate::opt;
 use crate::opt::Opt;
 use keycache::KEY_CACHE;
 use msgpack::Decoder;
+pub(crate) use session::Session;
 
 pub use error::{DeError, Kind};
-
-/// Inputs above this many bytes are decoded with automatic garbage collection paused.
-const GC_PAUSE_MIN_INPUT: usize = 1024;
 
 /// Decodes one MessagePack object from `data` (bytes, bytearray or a C-contiguous memoryview).
 /// `what` names the input in a `TypeError` for a wrong type ("unpackb() argument").
@@ -132,12 +131,8 @@ pub fn decode_whole<'py>(
     input: &[u8],
     setup: &Setup,
 ) -> Result<Bound<'py, PyAny>, DeError> {
-    // A nested call (from ext_hook) or another thread finds the cache busy and goes without.
-    let mut claim = KEY_CACHE.claim(py);
-    // Inputs this small build too few objects for a collection to start.
-    // SAFETY: attached; the pause is dropped before this function returns.
-    let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
+    let mut session = Session::begin(py, input.len());
+    let mut decoder = setup.decoder(py, input, session.keys());
     let value = decoder.decode_document()?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
@@ -150,10 +145,8 @@ pub fn decode_first<'py>(
     input: &[u8],
     setup: &Setup,
 ) -> Result<(Bound<'py, PyAny>, usize), DeError> {
-    let mut claim = KEY_CACHE.claim(py);
-    // SAFETY: attached; the pause is dropped before this function returns.
-    let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
+    let mut session = Session::begin(py, input.len());
+    let mut decoder = setup.decoder(py, input, session.keys());
     let (value, end) = decoder.decode_at(0)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))

@@ -13,7 +13,6 @@ use super::numpy;
 use super::reader::{DeResult, Reader};
 use super::token::{self, Singleton, Token};
 use crate::ffi::{self, Known, Numpy, Obj, Owned};
-use crate::limits::MAX_DECODE_DEPTH;
 use crate::opt::{self, Opt};
 
 pub struct Decoder<'a> {
@@ -167,16 +166,7 @@ impl<'a> Decoder<'a> {
         depth: u32,
         start: usize,
     ) -> DeResult<()> {
-        if depth >= MAX_DECODE_DEPTH {
-            return Err(DeError::input(Kind::TooDeep, start));
-        }
-        if n.saturating_mul(min_size) > self.r.remaining() {
-            return Err(self
-                .r
-                .truncated(what, (n as u64).saturating_mul(min_size as u64), start)
-                .into());
-        }
-        Ok(())
+        Ok(self.r.container(n, min_size, what, depth, start)?)
     }
 
     fn array(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {

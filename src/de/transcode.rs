@@ -104,18 +104,12 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
     }
 
     fn check(&self, n: usize, min: usize, what: &'static str, depth: u32, start: usize) -> TResult {
-        if depth >= MAX_DECODE_DEPTH {
-            return Err(Stop::Input(DeError::input(Kind::TooDeep, start)));
-        }
-        // `json.dumps` writes at most this many levels; deeper input is refused the same way.
-        if depth as u64 >= MAX_ENCODE_DEPTH {
+        // `json.dumps` writes at most this many levels; deeper input is refused the same way
+        // (below the decoder's own limit, which is checked with the rest of the header).
+        if depth as u64 >= MAX_ENCODE_DEPTH && depth < MAX_DECODE_DEPTH {
             return Err(Stop::NotJson(crate::error::too_deep(), start, "too_deep"));
         }
-        if n.saturating_mul(min) > self.r.remaining() {
-            let declared = (n as u64).saturating_mul(min as u64);
-            return Err(Stop::Input(self.r.truncated(what, declared, start).into()));
-        }
-        Ok(())
+        Ok(self.r.container(n, min, what, depth, start)?)
     }
 
     fn array(&mut self, n: usize, depth: u32, start: usize) -> TResult {

@@ -14,15 +14,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::error::{DeError, Kind};
-use super::keycache::{KeyCache, KEY_CACHE, MAX_KEY_LEN};
+use super::keycache::{KeyCache, MAX_KEY_LEN};
 use super::reader::{DeResult, Reader};
 use super::token::{self, Token};
+use super::Session;
 use crate::compat::CompatOptions;
-use crate::ffi::{self, GcPause, Obj, Owned};
-use crate::limits::MAX_DECODE_DEPTH;
-
-/// Inputs above this many bytes are decoded with automatic garbage collection paused.
-const GC_PAUSE_MIN_INPUT: usize = 1024;
+use crate::ffi::{self, Obj, Owned};
 
 /// The object that starts at `offset` in `input`, decoded as `o` says, and where it ends.
 pub fn decode_at<'py>(
@@ -34,15 +31,12 @@ pub fn decode_at<'py>(
     if offset >= input.len() {
         return Err(DeError::input(Kind::Empty, offset));
     }
-    // A nested call (from a hook) or another thread finds the cache busy and goes without.
-    let mut claim = KEY_CACHE.claim(py);
-    // SAFETY: attached; the pause is dropped before this function returns.
-    let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
+    let mut session = Session::begin(py, input.len());
     let mut d = Compat {
         py,
         r: Reader::new(input),
         o,
-        keys: claim.as_deref_mut(),
+        keys: session.keys(),
     };
     d.r.pos = offset;
     let value = d.value(0)?;
@@ -136,15 +130,8 @@ impl<'a> Compat<'_, 'a, '_> {
     /// Checks the depth, and that `n` items of `min_size` bytes each fit in what is left of the
     /// input, before anything is allocated for them.
     fn container(&self, n: usize, min_size: usize, depth: u32, start: usize) -> DeResult<()> {
-        if depth >= MAX_DECODE_DEPTH {
-            return Err(DeError::input(Kind::TooDeep, start));
-        }
-        if n.saturating_mul(min_size) > self.r.remaining() {
-            let what = if min_size == 1 { "array" } else { "map" };
-            let declared = (n as u64).saturating_mul(min_size as u64);
-            return Err(self.r.truncated(what, declared, start).into());
-        }
-        Ok(())
+        let what = if min_size == 1 { "array" } else { "map" };
+        Ok(self.r.container(n, min_size, what, depth, start)?)
     }
 
     /// An array as a list (a tuple without `use_list`), through `list_hook` when there is one.

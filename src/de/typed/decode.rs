@@ -17,7 +17,6 @@ use crate::de::reader::Reader;
 use crate::de::token::{self, Token};
 use crate::de::{ext, Setup};
 use crate::ffi::{self, Known, Obj, Owned};
-use crate::limits::MAX_DECODE_DEPTH;
 
 pub struct TypedDecoder<'a> {
     pub py: Python<'a>,
@@ -117,14 +116,7 @@ impl<'a> TypedDecoder<'a> {
         depth: u32,
         start: usize,
     ) -> TResult<()> {
-        if depth >= MAX_DECODE_DEPTH {
-            return Err(DeError::input(Kind::TooDeep, start).into());
-        }
-        if n.saturating_mul(min_size) > self.r.remaining() {
-            let declared = (n as u64).saturating_mul(min_size as u64);
-            return Err(self.r.truncated("container", declared, start).into());
-        }
-        Ok(())
+        Ok(self.r.container(n, min_size, "container", depth, start)?)
     }
 
     /// The object for `node` at the reader's position.

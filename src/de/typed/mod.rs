@@ -16,10 +16,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use super::keycache::KEY_CACHE;
 use super::reader::Reader;
-use super::{DeError, Kind, Setup, GC_PAUSE_MIN_INPUT};
-use crate::ffi::{self, GcPause, Known, Obj};
+use super::{DeError, Kind, Session, Setup};
+use crate::ffi::{self, Known, Obj};
 use crate::opt::{self, Opt};
 use decode::TypedDecoder;
 use plan::TypePlan;
@@ -256,16 +255,14 @@ impl<'py> Typed<'py> {
         if input.is_empty() {
             return Err(DeError::input(Kind::Empty, 0).into());
         }
-        let mut claim = KEY_CACHE.claim(py);
-        // SAFETY: attached; the pause is dropped before this function returns.
-        let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
+        let mut session = Session::begin(py, input.len());
         let mut decoder = TypedDecoder {
             py,
             r: Reader::new(input),
             nodes: &self.plan.get().nodes,
             setup,
             numpy_setup: self.numpy_setup.as_ref(),
-            keys: claim.as_deref_mut(),
+            keys: session.keys(),
             known: self.known,
             handles: self.handles,
             dec_hook: self.dec_hook,
