@@ -7,6 +7,7 @@
 
 mod compat;
 mod de;
+mod decoder;
 mod emit;
 mod error;
 mod exc;
@@ -232,6 +233,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;
+    m.add_class::<decoder::Decoder>()?;
     m.add_class::<compat::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;

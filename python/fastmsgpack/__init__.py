@@ -3,6 +3,7 @@
 from fastmsgpack._fastmsgpack import (
     _OPTIONS,
     BufferFull,
+    Decoder,
     Ext,
     Fragment,
     MsgpackDecodeError,
@@ -23,6 +24,7 @@ globals().update(_OPTIONS)
 
 __all__ = [name for name, _ in _OPTIONS] + [
     "BufferFull",
+    "Decoder",
     "Ext",
     "Fragment",
     "MsgpackDecodeError",

@@ -1,5 +1,5 @@
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, final, overload
+from typing import Any, Generic, Protocol, TypeVar, final, overload
 
 from _typeshed import SupportsWrite
 from typing_extensions import Buffer
@@ -28,6 +28,7 @@ __all__ = [
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
     "BufferFull",
+    "Decoder",
     "Ext",
     "Fragment",
     "MsgpackDecodeError",
@@ -171,6 +172,33 @@ def unpack(
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
 ) -> Any: ...
+
+@final
+class Decoder(Generic[_T]):
+    """Decodes MessagePack into ``type`` as ``unpackb(data, type=type, ...)`` does, with the
+    plan for the type worked out once, when the decoder is made, and the options fixed."""
+
+    @overload
+    def __new__(
+        cls,
+        type: type[_T],
+        *,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+    ) -> Decoder[_T]: ...
+    @overload
+    def __new__(
+        cls,
+        type: Any,
+        *,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+    ) -> Decoder[Any]: ...
+    def decode(self, data: Buffer, /) -> _T: ...
+    @property
+    def type(self) -> Any: ...
 
 @final
 class Unpacker:

@@ -6,6 +6,7 @@ from typing import Any, final
 from typing_extensions import Buffer
 
 from fastmsgpack import BufferFull as BufferFull
+from fastmsgpack import Decoder as Decoder
 from fastmsgpack import Ext as Ext
 from fastmsgpack import Fragment as Fragment
 from fastmsgpack import MsgpackDecodeError as MsgpackDecodeError
