@@ -97,8 +97,9 @@ pub fn build(
         .get(offset..offset + len)
         .ok_or_else(|| bad("'data' is out of range", start))?;
     check.validate(data).map_err(|why| bad(why, start))?;
-    // SAFETY: `source` is the live input object.
     let (buffer, buffer_offset) = match source {
+        // SAFETY: `source` is the input object of this call, alive until the call returns, and
+        // `from_borrowed_ptr` takes a new reference to it.
         Some(bytes) => (unsafe { Bound::from_borrowed_ptr(py, bytes) }, offset),
         None => (PyByteArray::new(py, data).into_any(), 0),
     };

@@ -17,8 +17,9 @@ impl GcPause {
     /// # Safety
     /// The GIL is held, and the value is dropped while it is still held.
     pub unsafe fn new() -> GcPause {
-        // SAFETY: forwarded from the caller; returns the previous state.
         GcPause {
+            // SAFETY: `PyGC_Disable` needs only an attached thread, which the caller guarantees;
+            // it returns the previous state, restored on drop.
             was_enabled: unsafe { ffi::PyGC_Disable() } != 0,
         }
     }

@@ -15,11 +15,11 @@ pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     let exact = unsafe { ffi::type_of(obj) } == k.uuid;
     if let (true, Some(offset)) = (exact, k.uuid_int_slot) {
-        // SAFETY: forwarded from the caller; the slot's int is held by the UUID, and nothing
-        // runs Python code before its value is written.
-        if let Some(value) =
-            unsafe { ffi::slot_value(obj, offset).and_then(|int| ffi::small_u128(int)) }
-        {
+        // SAFETY: `obj` is a live exact UUID (checked above), so `offset` is that of its `int`
+        // slot; the caller guarantees the thread is attached. The slot's int is held by the
+        // UUID, and nothing runs Python code before its value is read.
+        let value = unsafe { ffi::slot_value(obj, offset).and_then(|int| ffi::small_u128(int)) };
+        if let Some(value) = value {
             return e.str(&canonical(value));
         }
     }
