@@ -2,7 +2,8 @@
 
 - ``records-2000``: 2,000 dataclass records (int, str, float, list[str], aware datetime and a
   NamedTuple), decoded with ``type=list[Record]`` by fastmsgpack and by msgspec, whose
-  ``msgspec.msgpack.decode(data, type=...)`` is the other library that decodes into dataclasses.
+  ``msgspec.msgpack.decode(data, type=...)`` is the other library that decodes into dataclasses;
+  each also with its reusable ``Decoder``, which keeps the plan for the type.
 - ``pydantic-1000``: a pydantic model holding 1,000 member models (those of test_rich.py),
   decoded with ``unpackb(data, type=Snapshot)`` against what a user does without it,
   ``Snapshot.model_validate(unpackb(data))``.
@@ -73,6 +74,7 @@ _records_decoder = msgspec.msgpack.Decoder(list[Record])
 
 RECORDS: dict[str, Callable[[bytes], Any]] = {
     "fastmsgpack": lambda data: fastmsgpack.unpackb(data, type=list[Record]),
+    "fastmsgpack-Decoder": fastmsgpack.Decoder(list[Record]).decode,
     "msgspec": lambda data: msgspec.msgpack.decode(data, type=list[Record]),
     "msgspec-Decoder": _records_decoder.decode,
 }

@@ -230,6 +230,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     exc::add_data_defaults(py)?;
     m.add_class::<de::typed::plan::TypePlan>()?;
     m.add_function(wrap_pyfunction!(de::typed::plan::_compile_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(de::typed::_plan_owner, m)?)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;

@@ -20,12 +20,12 @@ from conftest import (
     json_values,
     load_fixture,
 )
-from fastmsgpack._fastmsgpack import _json_from_msgpack_at
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fastmsgpack
 from fastmsgpack import OPT_NON_STR_KEYS, MsgpackDecodeError, packb, unpackb
+from fastmsgpack._fastmsgpack import _json_from_msgpack_at
 from fastmsgpack.json import OPT_APPEND_NEWLINE, OPT_INDENT_2, JSONEncodeError, dumps, from_msgpack
 
 LAYOUTS = [0, OPT_INDENT_2, OPT_APPEND_NEWLINE, OPT_INDENT_2 | OPT_APPEND_NEWLINE]

@@ -75,7 +75,8 @@ def plan_for(tp: Any) -> Any:
         hash(tp)
     except TypeError:
         return _build(tp, None)
-    owner = _owner(tp, 0)
+    # The core states which class owns an alias's plan (it looks plans up by the same rule).
+    owner = _core._plan_owner(tp)
     plans = None if owner is None else owner.__dict__.get(_ALIAS_PLANS)
     if owner is not None and plans is None:
         plans = {}
@@ -99,30 +100,6 @@ def _store(cls: type, name: str, value: Any) -> bool:
     except (TypeError, AttributeError):
         return False
     return True
-
-
-_HEAPTYPE = 1 << 9
-
-
-def _owner(tp: Any, depth: int) -> type | None:
-    """The class whose ``__dict__`` keeps the plan of the alias `tp`: the first class made by
-    the program (a heap type) among its arguments, depth first, else its origin. The core looks
-    plans up by the same rule, so the two must agree."""
-    if depth > 8:
-        return None
-    for arg in getattr(tp, "__args__", ()):
-        if _is_class(arg):
-            if arg.__flags__ & _HEAPTYPE:
-                found: type = arg
-                return found
-        else:
-            inner = _owner(arg, depth + 1)
-            if inner is not None:
-                return inner
-    origin = getattr(tp, "__origin__", None)
-    if isinstance(origin, type) and _is_class(origin) and origin.__flags__ & _HEAPTYPE:
-        return origin
-    return None
 
 
 def _build(tp: Any, owner: type | None) -> Any:

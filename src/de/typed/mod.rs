@@ -147,9 +147,19 @@ fn alias_plan<'py>(
     table.get_item(tp).ok()??.cast_into::<TypePlan>().ok()
 }
 
-/// The class whose `__dict__` keeps the plan of the alias `tp`, by the rule of
-/// `fastmsgpack._typed._owner`: the first heap type among its `__args__`, depth first, else its
-/// `__origin__` when that is one.
+/// Which class owns the plan of the alias `tp`, for `fastmsgpack._typed`, which stores the plan
+/// there: [`alias_owner`], the one statement of the rule.
+#[pyfunction]
+pub fn _plan_owner<'py>(
+    py: Python<'py>,
+    tp: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(alias_owner(py, Handles::get(py)?, tp, 0))
+}
+
+/// The class whose `__dict__` keeps the plan of the alias `tp` (the ownership rule, stated here
+/// only: `fastmsgpack._typed` asks [`_plan_owner`]): the first heap type among its `__args__`,
+/// depth first, else its `__origin__` when that is one; `None` past 8 levels of nesting.
 fn alias_owner<'py>(
     py: Python<'py>,
     handles: &Handles,
