@@ -16,6 +16,7 @@ mod ffi;
 mod fragment;
 mod json;
 mod limits;
+mod oob;
 mod opt;
 mod packer;
 mod ser;
@@ -26,17 +27,22 @@ use pyo3::prelude::*;
 use exc::{MsgpackDecodeError, MsgpackEncodeError};
 use opt::OptError;
 
-/// Packs `obj` as MessagePack.
+/// Packs `obj` as MessagePack; with `buffer_callback`, large buffers go out of band.
 #[pyfunction]
-#[pyo3(signature = (obj, /, default=None, option=None))]
+#[pyo3(signature = (obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None))]
 fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
+    buffer_callback: Option<Bound<'py, PyAny>>,
+    buffer_threshold: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = parse_pack_option(option, "packb")?;
-    ser::packb(py, obj, default, opts)
+    match buffer_callback {
+        None => ser::packb(py, obj, default, opts),
+        Some(callback) => oob::packb(py, obj, default, opts, callback, buffer_threshold),
+    }
 }
 
 /// Packs `obj` as `packb` does and writes the bytes to `fp` with one call of `fp.write`.
@@ -79,13 +85,17 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
 
 /// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
 #[inline(always)]
-fn parse_pack_option(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<opt::Opt> {
+pub(crate) fn parse_pack_option(
+    option: Option<&Bound<'_, PyAny>>,
+    func: &str,
+) -> PyResult<opt::Opt> {
     opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
         OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
     })
 }
 
-/// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)`, in the module's
+/// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)`, in
+/// the module's
 /// method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
 /// extraction, which cost 159 instructions a call (callgrind), about 2% of a small message.
 static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
@@ -94,7 +104,7 @@ static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
         fastcall_cfunction_with_keywords,
         unpackb_fast
     ),
-    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)\n--\n\n\
+    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)\n--\n\n\
       Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview; with \
       `type`, into that type (checked as it is read).\0",
 );
@@ -118,8 +128,9 @@ unsafe fn unpackb_fast(
         pyo3::intern!(py, "option"),
         pyo3::intern!(py, "type"),
         pyo3::intern!(py, "dec_hook"),
+        pyo3::intern!(py, "buffers"),
     ];
-    let [ext_hook, option, tp, dec_hook] = call.keywords(py, "unpackb", names)?;
+    let [ext_hook, option, tp, dec_hook, buffers] = call.keywords(py, "unpackb", names)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
     let what = "unpackb() argument";
     let value = match tp {
@@ -131,15 +142,24 @@ unsafe fn unpackb_fast(
             what,
             &tp,
             dec_hook.as_deref(),
+            buffers.as_deref(),
         )?,
-        None => de::unpackb(py, &data, ext_hook.as_deref(), opts, what)?,
+        None => de::unpackb(
+            py,
+            &data,
+            ext_hook.as_deref(),
+            opts,
+            what,
+            buffers.as_deref(),
+        )?,
     };
     Ok(value.into_ptr())
 }
 
 /// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
 #[pyfunction]
-#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None))]
+#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None, buffers=None))]
+#[allow(clippy::too_many_arguments)]
 fn unpack<'py>(
     py: Python<'py>,
     fp: &Bound<'py, PyAny>,
@@ -147,6 +167,7 @@ fn unpack<'py>(
     option: Option<&Bound<'py, PyAny>>,
     r#type: Option<&Bound<'py, PyAny>>,
     dec_hook: Option<&Bound<'py, PyAny>>,
+    buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
     let data = fp.call_method0("read")?;
@@ -154,9 +175,9 @@ fn unpack<'py>(
     match r#type {
         Some(tp) if !tp.is_none() => {
             let dec_hook = dec_hook.filter(|h| !h.is_none());
-            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook)
+            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook, buffers)
         }
-        _ => de::unpackb(py, &data, ext_hook, opts, what),
+        _ => de::unpackb(py, &data, ext_hook, opts, what, buffers),
     }
 }
 
@@ -212,6 +233,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(packb, m)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;
+    m.add_function(wrap_pyfunction!(oob::packb_frames, m)?)?;
+    m.add("BUFFER_EXT_TYPE", oob::TAG)?;
+    m.add("DEFAULT_BUFFER_THRESHOLD", oob::DEFAULT_THRESHOLD)?;
     m.add("unpackb", UNPACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(unpack, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;

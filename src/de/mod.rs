@@ -12,6 +12,7 @@ pub mod skip;
 pub(crate) mod token;
 pub mod transcode;
 pub mod typed;
+pub mod views;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -36,15 +37,81 @@ pub fn unpackb<'py>(
     ext_hook: Option<&Bound<'py, PyAny>>,
     opts: Opt,
     what: &str,
+    buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
-    // A raw numpy array may view the input in place when it is an immutable `bytes`.
-    let source = data
-        .is_exact_instance_of::<PyBytes>()
-        .then(|| data.as_ptr());
+    // A raw numpy array may view the input in place when its memory cannot change.
+    let source = source_of(data, opts);
+    if buffers.is_some() || opts & opt::BIN_MEMORYVIEW != 0 {
+        return unpackb_views(py, input, ext_hook, opts, source, buffers);
+    }
     let setup = Setup::new(py, opts, ext_hook, source)?;
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
+}
+
+/// The input object when views of it may outlive the call (its memory cannot change): always
+/// a `bytes`, and with the options that make views, a read-only `mmap` or a memoryview of one
+/// of the two.
+#[inline(always)]
+fn source_of(data: &Bound<'_, PyAny>, opts: Opt) -> Option<Obj> {
+    if data.is_exact_instance_of::<PyBytes>() {
+        return Some(data.as_ptr());
+    }
+    if opts & (opt::NUMPY_RAW | opt::BIN_MEMORYVIEW) == 0 {
+        return None;
+    }
+    views::immutable_source(data)
+}
+
+/// [`unpackb`] with `OPT_BIN_MEMORYVIEW` or `buffers=`.
+#[cold]
+#[inline(never)]
+fn unpackb_views<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    source: Option<Obj>,
+    buffers: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let views = make_views(py, opts, source, buffers)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
+    let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
+    finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
+    Ok(value)
+}
+
+/// The views a call with these options and `buffers` needs, if any.
+pub fn make_views(
+    py: Python<'_>,
+    opts: Opt,
+    source: Option<Obj>,
+    buffers: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<std::rc::Rc<views::Views>>> {
+    let buffers = buffers.filter(|b| !b.is_none());
+    if buffers.is_none() && opts & opt::BIN_MEMORYVIEW == 0 {
+        return Ok(None);
+    }
+    let bin_memoryview = opts & opt::BIN_MEMORYVIEW != 0;
+    Ok(Some(std::rc::Rc::new(views::Views::new(
+        py,
+        bin_memoryview,
+        source,
+        buffers,
+    )?)))
+}
+
+/// After a whole message: every buffer given was used.
+pub fn finish_views(
+    py: Python<'_>,
+    views: Option<&views::Views>,
+    end: usize,
+) -> Result<(), DeError> {
+    match views {
+        Some(views) => views.finish(py, end),
+        None => Ok(()),
+    }
 }
 
 /// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
@@ -57,17 +124,18 @@ pub fn unpackb_typed<'py>(
     what: &str,
     tp: &Bound<'py, PyAny>,
     dec_hook: Option<&Bound<'py, PyAny>>,
+    buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let source = data
-        .is_exact_instance_of::<PyBytes>()
-        .then(|| data.as_ptr());
+    let source = source_of(data, opts);
     let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
-    let setup = Setup::new(py, opts, ext_hook, source)?;
+    let views = make_views(py, opts, source, buffers)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
     let (value, _) = typed
         .decode_at(py, input, &setup, true)
         .map_err(typed::error::TError::into_pyerr)?;
+    finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
     Ok(value)
 }
 
@@ -81,6 +149,8 @@ pub struct Setup {
     /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
     /// when raw arrays may view it in place.
     numpy: Option<(&'static Numpy, Option<Obj>)>,
+    /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: how bins and out-of-band buffers are read.
+    views: Option<std::rc::Rc<views::Views>>,
 }
 
 impl Setup {
@@ -106,7 +176,19 @@ impl Setup {
             hook: ext_hook.map(|h| h.as_ptr()),
             timestamps,
             numpy,
+            views: None,
         })
+    }
+
+    /// The setup with `views` for its bins and out-of-band buffers.
+    pub fn with_views(mut self, views: Option<std::rc::Rc<views::Views>>) -> Setup {
+        self.views = views;
+        self
+    }
+
+    /// Its views, for a setup that decodes parts of the same input (a typed decode's arrays).
+    pub fn views(&self) -> Option<std::rc::Rc<views::Views>> {
+        self.views.clone()
     }
 
     fn decoder<'a>(
@@ -114,6 +196,17 @@ impl Setup {
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
+    ) -> Decoder<'a> {
+        self.decoder_with(py, input, keys, self.views.clone())
+    }
+
+    /// [`Setup::decoder`], with the views of another setup for the same input.
+    pub(super) fn decoder_with<'a>(
+        &self,
+        py: Python<'a>,
+        input: &'a [u8],
+        keys: Option<&'a mut keycache::KeyCache>,
+        views: Option<std::rc::Rc<views::Views>>,
     ) -> Decoder<'a> {
         Decoder::new(
             py,
@@ -123,6 +216,7 @@ impl Setup {
             self.timestamps,
             self.numpy,
             keys,
+            views,
         )
     }
 }

@@ -15,6 +15,10 @@ use super::token::{self, Singleton, Token};
 use crate::ffi::{self, Known, Numpy, Obj, Owned};
 use crate::limits::MAX_DECODE_DEPTH;
 use crate::opt::{self, Opt};
+use std::rc::Rc;
+
+use super::views::Views;
+use crate::oob;
 
 pub struct Decoder<'a> {
     py: Python<'a>,
@@ -26,6 +30,10 @@ pub struct Decoder<'a> {
     /// Set with `OPT_NUMPY_RAW`: numpy's handles, and the input object when it is `bytes`.
     numpy: Option<(&'static Numpy, Option<Obj>)>,
     keys: Option<&'a mut KeyCache>,
+    /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: views and out-of-band buffers.
+    views: Option<Rc<Views>>,
+    /// `OPT_BIN_MEMORYVIEW`: bins are read by `views`.
+    bin_views: bool,
 }
 
 /// Turns a null result of a C-API constructor into the pending Python error.
@@ -43,7 +51,9 @@ impl<'a> Decoder<'a> {
         timestamps: Option<&'static Known>,
         numpy: Option<(&'static Numpy, Option<Obj>)>,
         keys: Option<&'a mut KeyCache>,
+        views: Option<Rc<Views>>,
     ) -> Decoder<'a> {
+        let bin_views = views.as_ref().is_some_and(|v| v.bin_memoryview);
         Decoder {
             py,
             r: Reader::new(data),
@@ -52,6 +62,8 @@ impl<'a> Decoder<'a> {
             timestamps,
             numpy,
             keys,
+            views,
+            bin_views,
         }
     }
 
@@ -106,7 +118,8 @@ impl<'a> Decoder<'a> {
                 Token::Bool(v) => Ok(ffi::new_bool(v)),
                 Token::UInt(v) => made(ffi::new_u64(v)),
                 Token::F32(v) => made(ffi::new_f64(v as f64)),
-                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
+                Token::Bin(bytes) if !self.bin_views => made(ffi::new_bytes(bytes)),
+                Token::Bin(bytes) => self.bin_view(bytes),
                 Token::Ext(tag, data) => self.ext(tag, data, start),
             }
         }
@@ -153,7 +166,43 @@ impl<'a> Decoder<'a> {
 
     #[inline(never)]
     fn ext(&mut self, tag: i8, data: &[u8], start: usize) -> DeResult<Owned> {
+        if tag == oob::TAG {
+            let (flat, _) = self.take_buffer(data, start)?;
+            return match &self.views {
+                Some(views) => views.bin_from_buffer(self.py, flat),
+                None => Ok(flat),
+            };
+        }
         ext::build(self.py, tag, data, self.ext_hook, self.timestamps, start)
+    }
+
+    /// The out-of-band buffer that the reference at `start` names, as a flat memoryview, and
+    /// its length.
+    #[cold]
+    fn take_buffer(&mut self, payload: &[u8], start: usize) -> DeResult<(Owned, usize)> {
+        match &self.views {
+            Some(views) => views.take(self.py, payload, start),
+            None => Err(DeError::input(
+                Kind::BadBuffer(
+                    "the data refers to an out-of-band buffer, but no buffers were given \
+                     (unpackb(..., buffers=...))"
+                        .to_owned(),
+                ),
+                start,
+            )),
+        }
+    }
+
+    /// A bin as a `memoryview` (`OPT_BIN_MEMORYVIEW`).
+    #[cold]
+    #[inline(never)]
+    fn bin_view(&mut self, bytes: &[u8]) -> DeResult<Owned> {
+        let offset = bytes.as_ptr() as usize - self.r.data.as_ptr() as usize;
+        match &self.views {
+            Some(views) => views.bin(self.py, bytes, offset),
+            // SAFETY: attached.
+            None => made(unsafe { ffi::new_bytes(bytes) }),
+        }
     }
 
     /// Checks a container's depth, and that `n` elements of `min_size` bytes each can fit in
@@ -235,6 +284,14 @@ impl<'a> Decoder<'a> {
     #[cold]
     #[inline(never)]
     fn numpy_map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+        // The map's own bins (`kind`, a bin `type`) are read as bytes.
+        let bin_views = std::mem::replace(&mut self.bin_views, false);
+        let result = self.numpy_entries(n, depth, start);
+        self.bin_views = bin_views;
+        result
+    }
+
+    fn numpy_entries(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
         let mut raw = numpy::RawArray {
             nd: None,
             dtype: None,
@@ -252,11 +309,22 @@ impl<'a> Decoder<'a> {
                 b"shape" => raw.shape = Some(self.value(depth + 1)?),
                 b"data" => {
                     let value_start = self.r.pos;
-                    let data = self.bin_slice(value_start)?;
-                    raw.data = Some((
-                        data.as_ptr() as usize - self.r.data.as_ptr() as usize,
-                        data.len(),
-                    ));
+                    raw.data = Some(match token::next(&mut self.r, "value")? {
+                        Token::Bin(data) => numpy::Data::Input(
+                            data.as_ptr() as usize - self.r.data.as_ptr() as usize,
+                            data.len(),
+                        ),
+                        Token::Ext(oob::TAG, payload) => {
+                            let (flat, len) = self.take_buffer(payload, value_start)?;
+                            numpy::Data::Buffer(flat, len)
+                        }
+                        _ => {
+                            return Err(DeError::input(
+                                Kind::BadNumpy("keys and data must be bin"),
+                                value_start,
+                            ))
+                        }
+                    });
                 }
                 _ => return Err(DeError::input(Kind::BadNumpy("unexpected key"), key_start)),
             }

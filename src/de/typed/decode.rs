@@ -99,7 +99,9 @@ impl<'a> TypedDecoder<'a> {
 
     /// The object at the reader's position, untyped, as `setup` decodes it.
     fn untyped(&mut self, setup: &Setup, depth: u32) -> TResult<Owned> {
-        let mut decoder = setup.decoder(self.py, self.r.data, self.keys.as_deref_mut());
+        // The numpy setup reads the out-of-band buffers of the call's own.
+        let views = self.setup.views();
+        let mut decoder = setup.decoder_with(self.py, self.r.data, self.keys.as_deref_mut(), views);
         let (value, end) = decoder.decode_nested(self.r.pos, depth)?;
         self.r.pos = end;
         Ok(value)
