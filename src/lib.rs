@@ -27,21 +27,70 @@ use pyo3::prelude::*;
 use exc::{MsgpackDecodeError, MsgpackEncodeError};
 use opt::OptError;
 
-/// Packs `obj` as MessagePack; with `buffer_callback`, large buffers go out of band.
-#[pyfunction]
-#[pyo3(signature = (obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None))]
-fn packb<'py>(
-    py: Python<'py>,
-    obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
-    option: Option<&Bound<'py, PyAny>>,
-    buffer_callback: Option<Bound<'py, PyAny>>,
-    buffer_threshold: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let opts = parse_pack_option(option, "packb")?;
-    match buffer_callback {
-        None => ser::packb(py, obj, default, opts),
-        Some(callback) => oob::packb(py, obj, default, opts, callback, buffer_threshold),
+/// `packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None)`,
+/// in the module's method table by hand, as `unpackb`: its arguments are read by
+/// [`ffi::FastArgs`], so that the keywords of out-of-band buffers cost a plain call nothing.
+static PACKB: ffi::MethodDef = ffi::MethodDef::new(
+    b"packb\0",
+    pyo3::impl_::trampoline::get_trampoline_function!(fastcall_cfunction_with_keywords, packb_fast),
+    b"packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None)\n\
+      --\n\n\
+      Packs `obj` as MessagePack; with `buffer_callback`, large buffers go out of band.\0",
+);
+
+/// The body of `packb`, called by PyO3's trampoline (which turns a panic into an exception).
+///
+/// # Safety
+/// The arguments are those CPython passes to a `METH_FASTCALL | METH_KEYWORDS` function.
+unsafe fn packb_fast(
+    py: Python<'_>,
+    _module: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargsf: pyo3::ffi::Py_ssize_t,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> PyResult<*mut pyo3::ffi::PyObject> {
+    // SAFETY: forwarded from the caller.
+    let call = unsafe { ffi::FastArgs::new(args, nargsf, kwnames) };
+    // `obj` may be None: it is read from the arguments themselves below.
+    let [_, default, option] = call.positionals(py, "packb", 1)?;
+    // SAFETY: `positionals` checked that there is at least one positional argument.
+    let obj = unsafe { Bound::from_borrowed_ptr(py, *args) };
+    let names = [
+        pyo3::intern!(py, "default"),
+        pyo3::intern!(py, "option"),
+        pyo3::intern!(py, "buffer_callback"),
+        pyo3::intern!(py, "buffer_threshold"),
+    ];
+    let [kw_default, kw_option, callback, threshold] = call.keywords(py, "packb", names)?;
+    let default = one_of(default, kw_default, "default")?;
+    let option = one_of(option, kw_option, "option")?;
+    let opts = parse_pack_option(option.as_deref(), "packb")?;
+    let value = match callback {
+        None => ser::packb(py, &obj, default.as_deref(), opts)?,
+        Some(callback) => oob::packb(
+            py,
+            &obj,
+            default.as_deref(),
+            opts,
+            callback.to_owned(),
+            threshold.as_deref(),
+        )?,
+    };
+    Ok(value.into_ptr())
+}
+
+/// An argument given by position or by keyword, not both.
+#[inline(always)]
+fn one_of<'a, 'py>(
+    positional: Option<pyo3::Borrowed<'a, 'py, PyAny>>,
+    keyword: Option<pyo3::Borrowed<'a, 'py, PyAny>>,
+    name: &str,
+) -> PyResult<Option<pyo3::Borrowed<'a, 'py, PyAny>>> {
+    match (positional, keyword) {
+        (Some(_), Some(_)) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "packb() got multiple values for argument '{name}'"
+        ))),
+        (p, k) => Ok(p.or(k)),
     }
 }
 
@@ -231,7 +280,7 @@ fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt:
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_function(wrap_pyfunction!(packb, m)?)?;
+    m.add("packb", PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;
     m.add_function(wrap_pyfunction!(oob::packb_frames, m)?)?;
     m.add("BUFFER_EXT_TYPE", oob::TAG)?;

@@ -173,7 +173,7 @@ impl Unpacker {
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let buffers = self.buffers.as_ref().map(|b| b.bind(py).clone());
-        let views = de::make_views(py, self.opts, None, buffers.as_ref())?;
+        let views = de::make_views(py, self.opts, None, buffers.as_ref(), false)?;
         let setup = Setup::new(py, self.opts, hook.as_ref(), None)?.with_views(views);
         // Only whole objects are decoded when they take buffers: a decode that ran out of bytes
         // would have taken buffers for an object that is decoded again.

@@ -456,3 +456,27 @@ def test_typed_ndarray_fields_from_buffers() -> None:
     assert type(back.blob) is memoryview and back.blob.obj is received[1]
     with pytest.raises(MsgpackDecodeError, match="more buffers"):
         fastmsgpack.unpackb(data, type=Snapshot, option=OPT_NUMPY_RAW, buffers=[*received, b""])
+
+
+@dataclasses.dataclass
+class Frame:
+    pixels: memoryview
+    raw: bytes
+
+
+def test_typed_memoryview_and_bytes_fields() -> None:
+    data = fastmsgpack.packb({"pixels": b"p" * 100, "raw": b"r" * 100})
+    back = fastmsgpack.unpackb(data, type=Frame)
+    assert back.pixels.obj is data and back.pixels.readonly and bytes(back.pixels) == b"p" * 100
+    copied = fastmsgpack.unpackb(bytearray(data), type=Frame)
+    assert type(copied.pixels) is memoryview and copied.pixels.obj is not data
+    sent, received = [], []
+    data = fastmsgpack.packb(
+        {"pixels": b"p" * 5000, "raw": b"r" * 5000}, buffer_callback=sent.append
+    )
+    received = [bytearray(b.raw()) for b in sent]
+    back = fastmsgpack.unpackb(data, type=Frame, buffers=received)
+    assert back.pixels.obj is received[0] and not back.pixels.readonly
+    assert type(back.raw) is bytes and back.raw == b"r" * 5000
+    with pytest.raises(MsgpackDecodeError, match="no buffers were given"):
+        fastmsgpack.unpackb(data, type=Frame)

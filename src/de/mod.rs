@@ -75,22 +75,24 @@ fn unpackb_views<'py>(
     source: Option<Obj>,
     buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let views = make_views(py, opts, source, buffers)?;
+    let views = make_views(py, opts, source, buffers, false)?;
     let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
     let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
     finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
     Ok(value)
 }
 
-/// The views a call with these options and `buffers` needs, if any.
+/// The views a call with these options and `buffers` needs, if any (`views_input`: bins of
+/// `memoryview` fields view the input).
 pub fn make_views(
     py: Python<'_>,
     opts: Opt,
     source: Option<Obj>,
     buffers: Option<&Bound<'_, PyAny>>,
+    views_input: bool,
 ) -> PyResult<Option<std::rc::Rc<views::Views>>> {
     let buffers = buffers.filter(|b| !b.is_none());
-    if buffers.is_none() && opts & opt::BIN_MEMORYVIEW == 0 {
+    if buffers.is_none() && opts & opt::BIN_MEMORYVIEW == 0 && !views_input {
         return Ok(None);
     }
     let bin_memoryview = opts & opt::BIN_MEMORYVIEW != 0;
@@ -130,7 +132,8 @@ pub fn unpackb_typed<'py>(
     let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
-    let views = make_views(py, opts, source, buffers)?;
+    // A memoryview field views the input, as bins do with OPT_BIN_MEMORYVIEW.
+    let views = make_views(py, opts, source, buffers, typed.has_memoryview)?;
     let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
     let (value, _) = typed
         .decode_at(py, input, &setup, true)
@@ -191,23 +194,28 @@ impl Setup {
         self.views.clone()
     }
 
-    fn decoder<'a>(
+    fn decoder<'a, const VIEWS: bool>(
         &self,
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
-    ) -> Decoder<'a> {
+    ) -> Decoder<'a, VIEWS> {
         self.decoder_with(py, input, keys, self.views.clone())
     }
 
+    /// Bins are memoryviews (`OPT_BIN_MEMORYVIEW`): decoders are `Decoder<'_, true>`.
+    pub(super) fn bin_views(&self) -> bool {
+        self.opts & opt::BIN_MEMORYVIEW != 0
+    }
+
     /// [`Setup::decoder`], with the views of another setup for the same input.
-    pub(super) fn decoder_with<'a>(
+    pub(super) fn decoder_with<'a, const VIEWS: bool>(
         &self,
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
         views: Option<std::rc::Rc<views::Views>>,
-    ) -> Decoder<'a> {
+    ) -> Decoder<'a, VIEWS> {
         Decoder::new(
             py,
             input,
@@ -232,10 +240,26 @@ pub fn decode_whole<'py>(
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
-    let value = decoder.decode_document()?;
+    let value = if setup.bin_views() {
+        views_document(py, input, setup, claim.as_deref_mut())?
+    } else {
+        let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+        decoder.decode_document()?
+    };
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+}
+
+/// [`decode_whole`] with bins as memoryviews.
+#[cold]
+#[inline(never)]
+fn views_document(
+    py: Python<'_>,
+    input: &[u8],
+    setup: &Setup,
+    keys: Option<&mut keycache::KeyCache>,
+) -> Result<ffi::Owned, DeError> {
+    setup.decoder::<true>(py, input, keys).decode_document()
 }
 
 /// The object that `input` starts with, decoded as `setup` says, and its length; what follows
@@ -248,8 +272,13 @@ pub fn decode_first<'py>(
     let mut claim = KEY_CACHE.claim(py);
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
-    let (value, end) = decoder.decode_at(0)?;
+    let (value, end) = if setup.bin_views() {
+        let mut decoder = setup.decoder::<true>(py, input, claim.as_deref_mut());
+        decoder.decode_at(0)?
+    } else {
+        let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+        decoder.decode_at(0)?
+    };
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
 }
@@ -264,7 +293,7 @@ pub fn unpack_at<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
     let setup = Setup::new(py, opts & opt::NON_STR_KEYS, None, None)?;
     let mut claim = KEY_CACHE.claim(py);
-    let mut decoder = setup.decoder(py, bytes, claim.as_deref_mut());
+    let mut decoder = setup.decoder::<false>(py, bytes, claim.as_deref_mut());
     let (value, end) = decoder.decode_at(offset).map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))

@@ -162,6 +162,11 @@ impl Views {
         if self.bin_memoryview {
             return Ok(flat);
         }
+        self.bytes_from_buffer(py, flat)
+    }
+
+    /// `bytes` from an out-of-band buffer: the buffer itself when it is one, else a copy.
+    pub fn bytes_from_buffer(&self, py: Python<'_>, flat: Owned) -> Result<Owned, DeError> {
         // SAFETY: held by `flat`.
         let view = unsafe { Bound::from_borrowed_ptr(py, flat.as_ptr()) };
         let base = view.getattr("obj")?;
