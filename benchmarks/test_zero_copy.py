@@ -67,7 +67,7 @@ UNPACK: dict[str, Callable[[Packed], Any]] = {
     "fastmsgpack": lambda p: fastmsgpack.unpackb(p[0], option=RAW, buffers=p[1]),
     "pickle": lambda p: pickle.loads(p[0], buffers=p[1]),
     "fastmsgpack-in-band": lambda p: fastmsgpack.unpackb(p[0], option=RAW),
-    "fastmsgpack-in-band-bytearray": lambda p: fastmsgpack.unpackb(bytearray(p[0]), option=RAW),
+    "fastmsgpack-in-band-bytearray": lambda p: fastmsgpack.unpackb(p[0], option=RAW),
     "msgpack-numpy": lambda p: msgpack_numpy.unpackb(p[0]),
 }
 # Which packer makes each unpacker's input.
@@ -122,6 +122,8 @@ def test_oob_unpack(benchmark: Any, library: str, mib: int) -> None:
     benchmark.extra_info["library"] = library
     obj = snapshot(mib)
     packed = PACK[UNPACK_INPUT.get(library, library)](obj)
+    if library.endswith("-bytearray"):
+        packed = (bytearray(packed[0]), packed[1])  # made before the timing
     unpack = UNPACK[library]
     check(unpack(packed), obj, library)
     benchmark(unpack, packed)
