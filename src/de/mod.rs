@@ -118,6 +118,7 @@ pub fn finish_views(
 
 /// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
 /// fastmsgpack cannot build itself.
+#[allow(clippy::too_many_arguments)]
 pub fn unpackb_typed<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,

@@ -43,6 +43,7 @@ fn made(obj: Option<Owned>) -> DeResult<Owned> {
 }
 
 impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         py: Python<'a>,
         data: &'a [u8],
