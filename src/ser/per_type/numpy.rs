@@ -364,7 +364,7 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
         }
         key(e, b"data")?;
         match out_of_band {
-            Some(index) => per_type::oob::write_ref(index, data.len(), e)?,
+            Some((index, len)) => per_type::oob::write_ref(index, len, e)?,
             None => e.bin(data)?,
         }
     }

@@ -22,32 +22,35 @@ pub struct Sink {
     pub count: Cell<u64>,
 }
 
-/// Offers `obj` (which exports C-contiguous memory) to the callback; `Some(index)` when
+/// Offers `obj` (which exports C-contiguous memory) to the callback; `Some((index, len))` when
 /// the callback takes it out of band (the caller writes [`write_ref`] where the bin would go),
-/// `None` when it is to be written in band. Runs Python code: the caller reads `obj`'s memory
-/// again afterwards, or holds an export of it.
+/// `None` when it is to be written in band. The length is read from the `PickleBuffer`'s own
+/// export, which holds the memory (a bytearray cannot be resized while it lives). Runs Python
+/// code: the caller reads `obj`'s memory again afterwards, or holds an export of it.
 ///
 /// # Safety
 /// `obj` is live and exports a buffer; the GIL is held.
 #[cold]
 #[inline(never)]
-pub unsafe fn claim(obj: Obj, cx: &Ctx) -> Res<Option<u64>> {
+pub unsafe fn claim(obj: Obj, cx: &Ctx) -> Res<Option<(u64, usize)>> {
     let Some(sink) = &cx.oob else {
         return Ok(None);
     };
     // SAFETY: attached (the caller's contract); both objects are live: `pickle_buffer` is held
     // by the interpreter's pickle module, `callback` by the caller of packb.
-    unsafe {
+    let len = unsafe {
         let buffer = ffi::call1(sink.pickle_buffer, obj)?;
+        let len = ffi::with_exported(buffer.as_ptr(), <[u8]>::len)?;
         let answer = ffi::call1(sink.callback, buffer.as_ptr())?;
         let py = Python::assume_attached();
         if Bound::from_borrowed_ptr(py, answer.as_ptr()).is_truthy()? {
             return Ok(None);
         }
-    }
+        len
+    };
     let index = sink.count.get();
     sink.count.set(index + 1);
-    Ok(Some(index))
+    Ok(Some((index, len)))
 }
 
 /// The reference to out-of-band buffer `index`, of `len` bytes.
@@ -67,7 +70,7 @@ pub unsafe fn offer<E: Emitter>(obj: Obj, len: usize, cx: &Ctx, e: &mut E) -> Re
     }
     // SAFETY: forwarded from the caller.
     match unsafe { claim(obj, cx) }? {
-        Some(index) => write_ref(index, len, e).map(|()| true),
+        Some((index, len)) => write_ref(index, len, e).map(|()| true),
         None => Ok(false),
     }
 }
