@@ -470,7 +470,7 @@ def test_typed_memoryview_and_bytes_fields() -> None:
     assert back.pixels.obj is data and back.pixels.readonly and bytes(back.pixels) == b"p" * 100
     copied = fastmsgpack.unpackb(bytearray(data), type=Frame)
     assert type(copied.pixels) is memoryview and copied.pixels.obj is not data
-    sent, received = [], []
+    sent: list[pickle.PickleBuffer] = []
     data = fastmsgpack.packb(
         {"pixels": b"p" * 5000, "raw": b"r" * 5000}, buffer_callback=sent.append
     )

@@ -41,9 +41,9 @@ __all__ = [
     "Unpacker",
     "ValidationError",
     "__version__",
-    "packb_frames",
     "pack",
     "packb",
+    "packb_frames",
     "unpack",
     "unpackb",
 ]
@@ -117,6 +117,7 @@ def packb_frames(
     buffer_threshold: int | None = None,
 ) -> list[bytes | memoryview]:
     """The message, then each of its out-of-band buffers, for ``socket.sendmsg``."""
+
 def pack(
     obj: Any,
     fp: SupportsWrite[bytes],
