@@ -36,6 +36,9 @@ kombu_dumps: Callable[[Any, str], tuple[str, str, bytes]] = kombu.serialization.
 kombu_loads: Callable[..., Any] = kombu.serialization.loads
 
 DB = 1
+# Under pytest-xdist (scripts/test), the module's tests run in one worker, which starts the
+# module-scoped celery worker once.
+pytestmark = pytest.mark.xdist_group("celery-worker")
 
 
 @pytest.fixture(scope="module")
