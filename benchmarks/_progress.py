@@ -71,7 +71,8 @@ class Progress:
         try:
             columns = os.get_terminal_size(self.out.fileno()).columns
         except OSError:
-            columns = 80
+            columns = 0
+        columns = columns or 80  # a terminal that reports no size
         if len(text) >= columns:
             text = text[: max(columns - 4, 10)] + "..."
         self.out.write("\r\x1b[K" + text)
