@@ -16,7 +16,6 @@ import dataclasses
 import datetime
 import decimal
 import enum
-import re
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, NamedTuple
@@ -79,7 +78,6 @@ OPTIONS = (
     | fastmsgpack.OPT_NUMPY_RAW
     | fastmsgpack.OPT_FORBID_UNKNOWN_FIELDS
 )
-_OFFSET = re.compile(r" \(byte offset (\d+)\)$| at byte offset (\d+)$")
 
 
 def problems(
@@ -107,14 +105,15 @@ def problems(
             if not isinstance(got, top):
                 yield f"{name}:type", f"type={name} gave {type(got).__name__}: {got!r:.200}"
             continue
-        if type(raised) not in (ValidationError, MsgpackDecodeError):
+        if type(raised) not in (ValidationError, MsgpackDecodeError) or not isinstance(
+            raised, MsgpackDecodeError
+        ):
             yield f"{name}:{type(raised).__name__}", f"type={name} raised {_show((got, raised))}"
             continue
-        match = _OFFSET.search(str(raised))
-        offset = None if match is None else int(match.group(1) or match.group(2))
+        offset = raised.offset
         if offset is None or not 0 <= offset <= len(data):
             yield f"{name}:offset", f"type={name}: no byte offset within the data in {raised}"
-        if type(raised) is ValidationError and " at $" not in str(raised):
+        if isinstance(raised, ValidationError) and not (raised.path or "").startswith("$"):
             yield f"{name}:path", f"type={name}: ValidationError without a path: {raised}"
 
 

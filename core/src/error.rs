@@ -24,6 +24,8 @@ pub enum Kind {
     MapAsKey,
     BadTimestamp(&'static str),
     BadNumpy(&'static str),
+    /// An out-of-band reference that the given buffers do not satisfy.
+    BadBuffer(String),
 }
 
 impl fmt::Display for Kind {
@@ -52,6 +54,7 @@ impl fmt::Display for Kind {
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
             Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
             Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
+            Kind::BadBuffer(why) => write!(f, "out-of-band buffer: {why}"),
         }
     }
 }
@@ -70,6 +73,7 @@ impl Kind {
             Kind::MapAsKey => "map_as_key",
             Kind::BadTimestamp(_) => "bad_timestamp",
             Kind::BadNumpy(_) => "bad_numpy",
+            Kind::BadBuffer(_) => "bad_buffer",
         }
     }
 }

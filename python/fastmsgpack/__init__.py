@@ -2,6 +2,8 @@
 
 from fastmsgpack._fastmsgpack import (
     _OPTIONS,
+    BUFFER_EXT_TYPE,
+    DEFAULT_BUFFER_THRESHOLD,
     BufferFull,
     Decoder,
     Ext,
@@ -15,6 +17,7 @@ from fastmsgpack._fastmsgpack import (
     __version__,
     pack,
     packb,
+    packb_frames,
     unpack,
     unpackb,
 )
@@ -23,6 +26,8 @@ from fastmsgpack._fastmsgpack import (
 globals().update(_OPTIONS)
 
 __all__ = [name for name, _ in _OPTIONS] + [
+    "BUFFER_EXT_TYPE",
+    "DEFAULT_BUFFER_THRESHOLD",
     "BufferFull",
     "Decoder",
     "Ext",
@@ -36,6 +41,7 @@ __all__ = [name for name, _ in _OPTIONS] + [
     "__version__",
     "pack",
     "packb",
+    "packb_frames",
     "unpack",
     "unpackb",
 ]

@@ -5,6 +5,8 @@ from typing import Any, final
 
 from typing_extensions import Buffer
 
+from fastmsgpack import BUFFER_EXT_TYPE as BUFFER_EXT_TYPE
+from fastmsgpack import DEFAULT_BUFFER_THRESHOLD as DEFAULT_BUFFER_THRESHOLD
 from fastmsgpack import BufferFull as BufferFull
 from fastmsgpack import Decoder as Decoder
 from fastmsgpack import Ext as Ext
@@ -18,6 +20,7 @@ from fastmsgpack import ValidationError as ValidationError
 from fastmsgpack import __version__ as __version__
 from fastmsgpack import pack as pack
 from fastmsgpack import packb as packb
+from fastmsgpack import packb_frames as packb_frames
 from fastmsgpack import unpack as unpack
 from fastmsgpack import unpackb as unpackb
 from fastmsgpack.json import Fragment as _JsonFragment
@@ -26,6 +29,7 @@ from fastmsgpack.json import dumps as _json_dumps
 from fastmsgpack.json import from_msgpack as _json_from_msgpack
 
 OPT_APPEND_NEWLINE: int
+OPT_BIN_MEMORYVIEW: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
