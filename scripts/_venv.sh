@@ -83,7 +83,10 @@ ensure_venv() {
     log "Installing the pinned '$group' dependency group into $dir ($("$py" --version 2>&1))"
     # Only upgrades pip when the installed one is older than 25.1, so a re-run needs no network.
     "$py" -m pip install --quiet --disable-pip-version-check "$PIP_REQUIREMENT" || return 1
-    "$py" -m pip install --quiet --disable-pip-version-check --group "$group"
+    "$py" -m pip install --quiet --disable-pip-version-check --group "$group" || return 1
+    # Pinned packages whose declared dependencies conflict with other pins (pyproject.toml says
+    # which and why), installed without their dependencies.
+    "$py" -m pip install --quiet --disable-pip-version-check --no-deps --group test-nodeps
 }
 
 build_release() {

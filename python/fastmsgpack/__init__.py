@@ -38,8 +38,10 @@ from fastmsgpack._fastmsgpack import (
     unpack,
     unpackb,
 )
+from fastmsgpack.aio import AsyncUnpacker
 
 __all__ = [
+    "AsyncUnpacker",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_FORBID_UNKNOWN_FIELDS",

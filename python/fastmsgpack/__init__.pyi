@@ -4,7 +4,10 @@ from typing import Any, Protocol, TypeVar, final, overload
 from _typeshed import SupportsWrite
 from typing_extensions import Buffer
 
+from fastmsgpack.aio import AsyncUnpacker as AsyncUnpacker
+
 __all__ = [
+    "AsyncUnpacker",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_FORBID_UNKNOWN_FIELDS",
