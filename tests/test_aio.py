@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
+import itertools
 import tracemalloc
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -55,7 +56,7 @@ class PieceReader:
 
 def cut(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
-    return [data[a:b] for a, b in zip(points, points[1:])]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 async def loopback(
@@ -80,7 +81,9 @@ VALUES = st.lists(json_values() | st.binary(max_size=300), min_size=1, max_size=
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(values=VALUES, cuts=st.lists(st.integers(0, 10**6), max_size=40), read_size=st.integers(1, 64))
+@given(
+    values=VALUES, cuts=st.lists(st.integers(0, 10**6), max_size=40), read_size=st.integers(1, 64)
+)
 def test_random_pieces_give_what_unpackb_gives(
     values: list[Any], cuts: list[int], read_size: int
 ) -> None:
@@ -144,7 +147,7 @@ def test_write_waits_for_a_slow_peer() -> None:
             while chunk := await reader.read(1 << 20):
                 received.extend(chunk)
 
-        reader, writer, server = await loopback(serve)
+        _, writer, server = await loopback(serve)
         async with server:
             writer.transport.set_write_buffer_limits(high=1 << 16)
             task = asyncio.create_task(aio.write(writer, big))

@@ -41,7 +41,6 @@ from fastmsgpack._fastmsgpack import (
 from fastmsgpack.aio import AsyncUnpacker
 
 __all__ = [
-    "AsyncUnpacker",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_FORBID_UNKNOWN_FIELDS",
@@ -64,6 +63,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",

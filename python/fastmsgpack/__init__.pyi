@@ -7,7 +7,6 @@ from typing_extensions import Buffer
 from fastmsgpack.aio import AsyncUnpacker as AsyncUnpacker
 
 __all__ = [
-    "AsyncUnpacker",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_FORBID_UNKNOWN_FIELDS",
@@ -30,6 +29,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",

@@ -228,9 +228,7 @@ async def _read_exactly(read: Callable[[int], Awaitable[bytes]], n: int, eof_ok:
         if not data:
             if eof_ok and got == 0:
                 return b""
-            raise MsgpackDecodeError(
-                f"the stream ended inside a frame: {got} of {n} bytes arrived"
-            )
+            raise MsgpackDecodeError(f"the stream ended inside a frame: {got} of {n} bytes arrived")
         chunks.append(data)
         got += len(data)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -258,7 +256,9 @@ async def read_frame(
         raise OutOfData("the stream ended")
     size = int.from_bytes(prefix, "big")
     if size > max_frame_size:
-        raise BufferFull(f"a frame of {size} bytes is larger than max_frame_size ({max_frame_size})")
+        raise BufferFull(
+            f"a frame of {size} bytes is larger than max_frame_size ({max_frame_size})"
+        )
     body = await _read_exactly(read, size, eof_ok=False)
     return unpackb(body, ext_hook=ext_hook, option=option, type=type, dec_hook=dec_hook)
 
