@@ -21,7 +21,13 @@ import fastmsgpack
 
 
 def record(i: int) -> dict[str, Any]:
-    return {"id": i, "name": f"user {i:06d}", "score": i * 0.25, "ok": i % 2 == 0, "tags": ["a", "b"]}
+    return {
+        "id": i,
+        "name": f"user {i:06d}",
+        "score": i * 0.25,
+        "ok": i % 2 == 0,
+        "tags": ["a", "b"],
+    }
 
 
 STREAMS: dict[str, tuple[bytes, int]] = {}

@@ -1,6 +1,8 @@
 """A real uvicorn server for the web integration tests and the FastAPI benchmark: it serves an
-app of tests/ on a loopback socket that this process binds (port 0: the system picks a free one,
-so parallel test workers never collide) and hands over by file descriptor."""
+app of tests/ on a free loopback port (one the system picked for a socket a moment before, so
+parallel test workers do not collide). The port is given by number, not as a socket passed by
+descriptor: uvicorn takes such a socket for a Unix socket and leaves Nagle's algorithm on, which
+holds each response back by the peer's delayed acknowledgement (about 40 ms)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _servers import free_port
 
 TESTS = Path(__file__).resolve().parent
 
@@ -23,21 +26,17 @@ TESTS = Path(__file__).resolve().parent
 def uvicorn_server(app: str, log: Path, *, workers: int = 1) -> Iterator[str]:
     """Runs ``uvicorn app`` (``module:attribute`` of tests/) until the block ends; yields its
     base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
+    port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), *sys.path]))
     command = [
-        sys.executable, "-m", "uvicorn", app, "--fd", str(sock.fileno()), "--log-level",
-        "warning", "--no-access-log", "--workers", str(workers),
+        sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+        "--log-level", "warning", "--no-access-log", "--workers", str(workers),
     ]  # fmt: skip
     with log.open("wb") as out:
         proc = subprocess.Popen(
             command, cwd=TESTS, env=env, stdout=out, stderr=subprocess.STDOUT,
-            pass_fds=[sock.fileno()], start_new_session=True,
+            start_new_session=True,
         )  # fmt: skip
-    sock.close()
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30

@@ -83,9 +83,10 @@ DOCUMENT: list[dict[str, Any]] = [
 ]
 
 
+# Returned as a response, the content skips FastAPI's jsonable_encoder: packb packs it as it is.
 @app.get("/doc.msgpack", response_class=MsgpackResponse)
 async def doc_msgpack() -> Any:
-    return DOCUMENT
+    return MsgpackResponse(DOCUMENT)
 
 
 @app.get("/doc.json")
@@ -95,7 +96,7 @@ async def doc_json() -> Any:
 
 @app.post("/echo.msgpack", response_class=MsgpackResponse)
 async def echo_msgpack(doc: Annotated[Any, Depends(body(Any))]) -> Any:
-    return doc
+    return MsgpackResponse(doc)
 
 
 @app.post("/echo.json")
