@@ -27,8 +27,8 @@ import fastmsgpack
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from _uvicorn import uvicorn_server  # type: ignore[import-not-found]  # noqa: E402
-from _web_app import DOCUMENT  # type: ignore[import-not-found]  # noqa: E402
+from _uvicorn import uvicorn_server  # type: ignore[import-not-found]
+from _web_app import DOCUMENT  # type: ignore[import-not-found]
 
 DURATION = 3
 CONNECTIONS = 8

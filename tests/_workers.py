@@ -37,9 +37,13 @@ class Worker:
 
 
 @contextlib.contextmanager
-def worker_process(command: list[str], url: str, log: Path, ready: str) -> Iterator[Worker]:
-    """Runs ``command`` (in tests/) until the block ends, once ``ready`` shows in its output."""
-    env = dict(os.environ, FASTMSGPACK_TEST_REDIS_URL=url, PYTHONPATH=str(TESTS))
+def worker_process(
+    command: list[str], url: str, log: Path, ready: str, path: tuple[Path, ...] = ()
+) -> Iterator[Worker]:
+    """Runs ``command`` (in tests/, which is on its import path after ``path``) until the block
+    ends, once ``ready`` shows in its output."""
+    pythonpath = os.pathsep.join(str(p) for p in (*path, TESTS))
+    env = dict(os.environ, FASTMSGPACK_TEST_REDIS_URL=url, PYTHONPATH=pythonpath)
     with log.open("wb") as out:
         proc = subprocess.Popen(
             command, cwd=TESTS, env=env, stdout=out, stderr=subprocess.STDOUT,
