@@ -47,11 +47,15 @@ def app(worker: Worker) -> Any:
 
 
 def result(message: Any) -> Any:
+    import _dramatiq_app
+
     out: list[Any] = []
 
     def ready() -> bool:
         try:
-            out.append(message.get_result())
+            # The app's backend named, not looked up through dramatiq's global broker, which
+            # another test in this process may have replaced.
+            out.append(message.get_result(backend=_dramatiq_app.backend))
         except ResultMissing:
             return False
         return True

@@ -174,10 +174,13 @@ class BodyError(HTTPException):
 def _refusal(exc: ValidationError) -> BodyError:
     message = str(exc)
     detail: dict[str, Any] = {"error": "validation", "message": message}
-    match = _PATH.search(message)
-    if match is not None:
-        detail["path"] = match.group(1)
-        detail["offset"] = int(match.group(2))
+    path, offset = getattr(exc, "path", None), getattr(exc, "offset", None)
+    if not isinstance(path, str) or not isinstance(offset, int):
+        match = _PATH.search(message)  # the error's own words, where it has no attributes
+        path, offset = (match.group(1), int(match.group(2))) if match else (None, None)
+    if path is not None:
+        detail["path"] = path
+        detail["offset"] = offset
     cause: Any = exc.__cause__
     if type(cause).__name__ == "ValidationError" and hasattr(cause, "errors"):  # pydantic's
         detail["errors"] = [
