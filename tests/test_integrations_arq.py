@@ -22,6 +22,9 @@ from fastmsgpack.integrations.arq import JobError, deserialize, serialize
 DB = 7
 
 
+pytestmark = pytest.mark.xdist_group("arq-worker")
+
+
 @pytest.fixture(scope="module")
 def worker(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
     url = redis_server.url(DB)

@@ -21,6 +21,9 @@ from distributed.protocol.serialize import deserialize, serialize
 from fastmsgpack.integrations import dask as fm_dask
 
 SERIALIZERS = ["fastmsgpack", "dask", "pickle"]
+# Under pytest-xdist (scripts/test), the module's tests run in one worker, which starts the
+# module-scoped dask cluster once.
+pytestmark = pytest.mark.xdist_group("dask-cluster")
 
 
 @contextmanager

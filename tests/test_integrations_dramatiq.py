@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from collections.abc import Iterator
@@ -17,6 +16,9 @@ from dramatiq.results import ResultMissing
 DB = 9
 
 
+pytestmark = pytest.mark.xdist_group("dramatiq-worker")
+
+
 @pytest.fixture(scope="module")
 def worker(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
     url = redis_server.url(DB)
@@ -25,24 +27,15 @@ def worker(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) 
     command = [
         sys.executable, "-m", "dramatiq", "_dramatiq_app", "--processes", "1", "--threads", "2",
     ]  # fmt: skip
-    # The app module reads the URL when it is imported, in the worker and here.
-    before = os.environ.get("FASTMSGPACK_TEST_REDIS_URL")
-    os.environ["FASTMSGPACK_TEST_REDIS_URL"] = url
-    try:
-        with worker_process(command, url, log, "Worker process is ready for action") as w:
-            yield w
-    finally:
-        if before is None:
-            del os.environ["FASTMSGPACK_TEST_REDIS_URL"]
-        else:
-            os.environ["FASTMSGPACK_TEST_REDIS_URL"] = before
+    with worker_process(command, url, log, "Worker process is ready for action") as w:
+        yield w
 
 
 @pytest.fixture(scope="module")
 def app(worker: Worker) -> Any:
     import _dramatiq_app
 
-    assert _dramatiq_app.URL == worker.url
+    _dramatiq_app.use(worker.url)
     return _dramatiq_app
 
 

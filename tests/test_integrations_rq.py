@@ -21,6 +21,9 @@ DB = 8
 QUEUE = "fastmsgpack-test"
 
 
+pytestmark = pytest.mark.xdist_group("rq-worker")
+
+
 @pytest.fixture(scope="module")
 def worker(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
     url = redis_server.url(DB)

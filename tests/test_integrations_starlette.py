@@ -27,6 +27,9 @@ TRIP: dict[str, Any] = {
 }
 
 
+pytestmark = pytest.mark.xdist_group("uvicorn-server")
+
+
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     log = tmp_path_factory.mktemp("uvicorn") / "uvicorn.log"
