@@ -25,9 +25,13 @@ from fastmsgpack._fastmsgpack import (
 # The option flags (OPT_*): the core's list is the only one.
 globals().update(_OPTIONS)
 
+# After the options: fastmsgpack.aio imports names of this module.
+from fastmsgpack.aio import AsyncUnpacker
+
 __all__ = [name for name, _ in _OPTIONS] + [
     "BUFFER_EXT_TYPE",
     "DEFAULT_BUFFER_THRESHOLD",
+    "AsyncUnpacker",
     "BufferFull",
     "Decoder",
     "Ext",
