@@ -209,6 +209,7 @@ fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt:
 #[pymodule(gil_used = true)]
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    ffi::verify_text_layout(py)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(packb, m)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;

@@ -18,6 +18,9 @@ mod numpy;
 mod owned;
 mod scalars;
 mod text;
+// Python 3.14+: reading a str's header without the C macros (see the module).
+#[cfg(Py_3_14)]
+mod text_layout;
 mod typed;
 mod types;
 mod writer;
@@ -38,6 +41,8 @@ pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use scalars::*;
 pub use text::*;
+#[cfg(Py_3_14)]
+pub use text_layout::verify as verify_text_layout;
 pub use typed::*;
 pub use types::*;
 pub use writer::{scratch, BytesWriter, SCRATCH_LEN};
@@ -46,3 +51,9 @@ pub use pyo3::ffi::PyObject;
 
 /// A borrowed pointer to a live Python object.
 pub type Obj = *mut PyObject;
+
+/// Before 3.14 pyo3-ffi reads a str's header itself: nothing to check.
+#[cfg(not(Py_3_14))]
+pub fn verify_text_layout(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {
+    Ok(())
+}
