@@ -17,6 +17,9 @@ mod known;
 mod numpy;
 mod owned;
 mod scalars;
+// Free-threaded builds only: per-object locks (critical sections).
+#[cfg(Py_GIL_DISABLED)]
+mod sync;
 mod text;
 // Python 3.14+: reading a str's header without the C macros (see the module).
 #[cfg(Py_3_14)]

@@ -73,7 +73,9 @@ pub unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
             return None;
         }
         let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
-        let data = obj.cast::<u8>().add(std::mem::size_of::<ffi::PyASCIIObject>());
+        let data = obj
+            .cast::<u8>()
+            .add(std::mem::size_of::<ffi::PyASCIIObject>());
         Some(std::slice::from_raw_parts(data, len))
     }
 }
@@ -103,9 +105,12 @@ pub fn verify(py: Python<'_>) -> PyResult<()> {
     let agrees = unsafe {
         let a = ascii.as_ptr();
         let data_ok = ffi::PyUnicode_DATA(a).cast::<u8>()
-            == a.cast::<u8>().add(std::mem::size_of::<ffi::PyASCIIObject>());
+            == a.cast::<u8>()
+                .add(std::mem::size_of::<ffi::PyASCIIObject>());
         let text_ok = {
-            let data = a.cast::<u8>().add(std::mem::size_of::<ffi::PyASCIIObject>());
+            let data = a
+                .cast::<u8>()
+                .add(std::mem::size_of::<ffi::PyASCIIObject>());
             let len = ffi::PyUnicode_GET_LENGTH(a) as usize;
             std::slice::from_raw_parts(data, len) == b"fastmsgpack"
         };

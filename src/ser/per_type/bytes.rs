@@ -12,12 +12,15 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     e.bin(unsafe { ffi::bytes_data(obj) })
 }
 
+/// A bytearray's bytes, copied while no other thread can resize it.
+///
 /// # Safety
-/// `obj` is a live bytearray; the emitter runs no Python code while copying.
+/// `obj` is a live bytearray; the thread is attached; the emitter runs no Python code while
+/// copying.
 #[inline]
 pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
-    e.bin(unsafe { ffi::bytearray_data(obj) })
+    unsafe { ffi::with_bytearray(obj, |bytes| e.bin(bytes)) }
 }
 
 /// A memoryview's bytes; it must be C-contiguous.
