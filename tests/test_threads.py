@@ -162,6 +162,27 @@ def test_bytearray_resized_while_packed() -> None:
     assert len(seen_sizes) > 1, "the bytearray was never seen changed"
 
 
+def test_bytearray_input_resized_while_unpacked() -> None:
+    # The input is read as one of the messages it held in turn, never as bytes of two.
+    values = [{"n": n, "items": list(range(n)), "text": "x" * (n * 37)} for n in (0, 3, 50, 400)]
+    messages = [fastmsgpack.packb(v) for v in values]
+    shared = bytearray(messages[0])
+
+    def mutate(step: int) -> None:
+        shared[:] = messages[step % len(messages)]
+
+    seen: list[int] = []
+
+    def unpack() -> bytes:
+        got = fastmsgpack.unpackb(shared)
+        assert got in values
+        seen.append(got["n"])
+        return b""
+
+    race(unpack, mutate)
+    assert len(set(seen)) > 1, "the bytearray was never seen changed"
+
+
 def test_dict_keys_added_and_removed_while_packed() -> None:
     base = {f"base{i}": i for i in range(8)}
     shared: dict[str, Any] = dict(base)
