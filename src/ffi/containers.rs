@@ -151,6 +151,9 @@ pub struct ListItems {
     len: usize,
     #[cfg(Py_GIL_DISABLED)]
     items: Vec<Owned>,
+    /// The list and this thread's count of calls into Python code when it was copied.
+    #[cfg(Py_GIL_DISABLED)]
+    since: (Obj, u64),
 }
 
 impl ListItems {
@@ -183,6 +186,7 @@ impl ListItems {
             ListItems {
                 len: items.len(),
                 items,
+                since: (list, super::python_calls()),
             }
         }
     }
@@ -207,17 +211,23 @@ impl ListItems {
         self.items.get(i).map(Owned::as_ptr)
     }
 
-    /// Whether the list's length is no longer what the walk wrote (always `false` for a copy).
+    /// Whether the list's length is no longer what the walk wrote. For a copy (free-threaded),
+    /// only a change that Python code run by this thread during the walk can have made counts:
+    /// other threads' changes come after the state written.
     ///
     /// # Safety
-    /// The thread is attached.
+    /// The thread is attached, and the list still alive (the caller's hold).
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
         // SAFETY: the list is kept alive by the caller.
         #[cfg(not(Py_GIL_DISABLED))]
         return unsafe { var_size(self.list) } != self.len;
+        // SAFETY: as above.
         #[cfg(Py_GIL_DISABLED)]
-        false
+        unsafe {
+            let (list, calls) = self.since;
+            super::python_calls() != calls && var_size(list) != self.len
+        }
     }
 }
 

@@ -246,6 +246,8 @@ impl Iterator for DictIter {
 pub struct DictIter {
     entries: Vec<(super::Owned, super::Owned)>,
     pos: usize,
+    /// The dict and this thread's count of calls into Python code when it was copied.
+    since: (Obj, u64),
 }
 
 #[cfg(Py_GIL_DISABLED)]
@@ -272,7 +274,11 @@ impl DictIter {
                 entries
             })
         };
-        DictIter { entries, pos: 0 }
+        DictIter {
+            entries,
+            pos: 0,
+            since: (dict, super::python_calls()),
+        }
     }
 
     /// The number of entries copied (the map header's count).
@@ -281,13 +287,17 @@ impl DictIter {
         self.entries.len()
     }
 
-    /// Always `false`: the copy does not change, whatever happens to the dict.
+    /// Whether Python code run by this thread since the copy (a `default`, an enum key's
+    /// `value`) changed the dict's size, as the build with the GIL reports it; changes made by
+    /// other threads come after the state written, and do not count.
     ///
     /// # Safety
-    /// None needed; `unsafe` as in the build with the GIL.
+    /// The dict is still alive (the caller's hold) and the thread is attached.
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
-        false
+        let (dict, calls) = self.since;
+        // SAFETY: forwarded from the caller.
+        super::python_calls() != calls && unsafe { super::dict_len(dict) } != self.entries.len()
     }
 }
 

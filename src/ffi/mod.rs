@@ -31,8 +31,11 @@ mod writer;
 pub use buffer::{with_exported, InputBuffer};
 pub use build::*;
 pub use bytearray::{offset_past_end, place_at};
+#[cfg(Py_GIL_DISABLED)]
+pub use call::python_calls;
 pub use call::{
-    call1, call2, call_method0, call_method1, fetch_error, get_attr, get_iter, iter_next, to_str,
+    call1, call2, call_method0, call_method1, fetch_error, get_attr, get_iter, iter_next,
+    python_runs, to_str,
 };
 pub use containers::*;
 pub use datetime::*;
