@@ -5,9 +5,9 @@ code) decode without it, with the same results.
 A key decoded through the cache is the same `str` object on every call; a key decoded without it
 is a new object each time. The tests use that to see whether a call had the cache.
 
-Free-threaded builds keep several caches, and a thread uses the one it had last when it is free:
-there a call that finds its cache in use takes another one (so its keys repeat too), and a
-call on another thread usually has a cache of its own.
+Free-threaded builds keep several caches, and each thread tries its own first: there a call that
+finds it in use takes another one (so its keys repeat too), and a call on another thread usually
+has a cache of its own.
 """
 
 from __future__ import annotations

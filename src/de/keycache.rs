@@ -33,7 +33,7 @@ pub struct KeyCache {
 /// runs Python code) decodes without it.
 ///
 /// Free-threaded builds have [`STRIPES`] of them, so that threads decoding at the same time each
-/// get one: a thread tries the cache it last had first, then the others. Keeping to one cache
+/// get one: each thread has a home cache (given in turn) that it tries first, then the others. Keeping to one cache
 /// also keeps a thread's keys made by that thread, whose reference counts CPython then changes
 /// without atomic instructions.
 pub static KEY_CACHE: KeyCaches = KeyCaches {
@@ -59,7 +59,7 @@ impl KeyCaches {
         {
             use std::cell::Cell;
             thread_local! {
-                /// The stripe this thread claimed last (a plain index: nothing to drop).
+                /// The stripe this thread tries first (a plain index: nothing to drop).
                 static HOME: Cell<usize> = const { Cell::new(usize::MAX) };
             }
             static NEXT_HOME: std::sync::atomic::AtomicUsize =
@@ -69,16 +69,9 @@ impl KeyCaches {
                 home = NEXT_HOME.fetch_add(1, Ordering::Relaxed) % STRIPES;
                 HOME.with(|h| h.set(home));
             }
-            for k in 0..STRIPES {
-                let i = (home + k) % STRIPES;
-                if let Some(claim) = self.stripes[i].claim(attached) {
-                    if k != 0 {
-                        HOME.with(|h| h.set(i));
-                    }
-                    return Some(claim);
-                }
-            }
-            None
+            // A thread keeps its home even when it had to take another cache (a nested call from
+            // `ext_hook`, or a thread given the same home): it is free again next time.
+            (0..STRIPES).find_map(|k| self.stripes[(home + k) % STRIPES].claim(attached))
         }
     }
 }
