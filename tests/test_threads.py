@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import sysconfig
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -37,7 +38,11 @@ def frequent_switches() -> Iterator[None]:
         sys.setswitchinterval(before)
 
 
-def race(pack: Callable[[], bytes], mutate: Callable[[int], None]) -> list[bytes]:
+def race(
+    pack: Callable[[], bytes],
+    mutate: Callable[[int], None],
+    until: Callable[[], bool] = lambda: True,
+) -> list[bytes]:
     """Runs ``pack`` ROUNDS times (and on until ``mutate`` has run MIN_STEPS times) in each of
     PACKERS threads while another thread calls ``mutate(step)`` with step 1, 2, ... until they
     are done; returns every output. An exception in any thread fails the test."""
@@ -54,9 +59,12 @@ def race(pack: Callable[[], bytes], mutate: Callable[[int], None]) -> list[bytes
             start.wait()
             for _ in range(ROUNDS):
                 mine.append(pack())
-            # Keep packing until the container has changed often enough, so that the packers
-            # and the mutator overlap however the threads are scheduled.
-            while steps[0] < MIN_STEPS and not errors:
+            # Keep packing until the container has changed often enough (and `until` says the
+            # packers have seen what they should), so that the packers and the mutator overlap
+            # however the threads are scheduled.
+            deadline = time.monotonic() + 60
+            while (steps[0] < MIN_STEPS or not until()) and not errors:
+                assert time.monotonic() < deadline, "the threads never overlapped"
                 mine.append(pack())
         except BaseException as exc:  # noqa: BLE001 - reported below, with the thread's output
             with lock:
@@ -161,14 +169,18 @@ def test_bytearray_resized_while_packed() -> None:
         shared[:] = bytes([step % 200 + 2]) * sizes[step % len(sizes)]
 
     seen_sizes: set[int] = set()
-    for data in race(lambda: fastmsgpack.packb([shared, b"end"]), mutate):
+
+    def pack() -> bytes:
+        data = fastmsgpack.packb([shared, b"end"])
+        seen_sizes.add(len(data))
+        return data
+
+    for data in race(pack, mutate, until=lambda: len(seen_sizes) > 1):
         got, end = decode(data)
         assert end == b"end"
         assert isinstance(got, bytes)
         assert len(got) in {10, *sizes}
         assert got == got[:1] * len(got), "bytes of two states, or of none"
-        seen_sizes.add(len(got))
-    assert len(seen_sizes) > 1, "the bytearray was never seen changed"
 
 
 def test_bytearray_input_resized_while_unpacked() -> None:
@@ -188,8 +200,7 @@ def test_bytearray_input_resized_while_unpacked() -> None:
         seen.append(got["n"])
         return b""
 
-    race(unpack, mutate)
-    assert len(set(seen)) > 1, "the bytearray was never seen changed"
+    race(unpack, mutate, until=lambda: len(set(seen)) > 1)
 
 
 def test_dict_keys_added_and_removed_while_packed() -> None:
