@@ -28,7 +28,7 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 #[inline]
 pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
-    let len = unsafe { ffi::bytearray_data(obj) }.len();
+    let len = unsafe { ffi::var_size(obj) };
     // SAFETY: as above; the callback gets a `PickleBuffer`, which holds an export of the
     // bytearray, and the data is read again after it ran.
     if len >= cx.oob_threshold && unsafe { oob::offer(obj, len, cx, e) }? {
