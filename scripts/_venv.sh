@@ -11,6 +11,8 @@
 #                                enough for dependency groups, install the pinned GROUP from
 #                                pyproject.toml
 #   build_release DIR            build the extension in release mode into the venv DIR
+#   python_tag PYTHON            print PYTHON's version as 3.X, or 3.Xt for a free-threaded build
+#                                (fails for anything but a CPython 3.10 or newer that runs)
 #   pyenv_pythons                print "3.X PATH" for the newest CPython 3.10-3.13 patch release
 #                                of each minor that pyenv has installed
 #   ensure_redis_server          make sure redis-server is on PATH (the integration tests and the
@@ -35,14 +37,20 @@ die() {
     exit 1
 }
 
-# Is DIR a working virtualenv (its python runs)? If WANT_MINOR (e.g. "3.12") is given, it must
-# also be that version.
+python_tag() {
+    "$1" -c 'import sys, sysconfig
+assert sys.implementation.name == "cpython" and sys.version_info >= (3, 10)
+ft = "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else ""
+print("%d.%d%s" % (sys.version_info[0], sys.version_info[1], ft))' 2>/dev/null
+}
+
+# Is DIR a working virtualenv (its python runs)? If WANT (e.g. "3.12", or "3.14t" for a
+# free-threaded build) is given, it must also be that version and build.
 _venv_ok() {
     local dir=$1 want=${2:-}
     [[ -x $dir/bin/python ]] || return 1
     local have
-    have=$("$dir/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) \
-        || return 1
+    have=$(python_tag "$dir/bin/python") || return 1
     [[ -z $want || $have == "$want" ]]
 }
 

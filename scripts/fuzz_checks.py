@@ -622,8 +622,8 @@ def check_stream(case: Case, decoder: Decoder, outcome: Outcome, reference: Outc
     if kind == "truncated":
         if type(outcome.error) is BufferFull:
             # Refused at its header: what the headers declare cannot fit max_buffer_size.
-            declared = re.search(r"declares at least (\d+) bytes", str(outcome.error))
-            if declared is None or int(declared.group(1)) <= max(STREAM_MAX_BUFFER, len(case.data)):
+            declared = outcome.error.declared
+            if declared is None or declared <= max(STREAM_MAX_BUFFER, len(case.data)):
                 raise differs("BufferFull for an object whose headers fit max_buffer_size")
             return
         if type(outcome.error) is not OutOfData:

@@ -97,5 +97,6 @@ pub fn add_data_defaults(py: Python<'_>) -> PyResult<()> {
             class.setattr(name, py.None())?;
         }
     }
+    py.get_type::<BufferFull>().setattr("declared", py.None())?;
     py.get_type::<ValidationError>().setattr("path", py.None())
 }

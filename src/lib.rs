@@ -276,11 +276,13 @@ fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt:
     opt::parse_for_reading(option, opt::JSON_FROM_MSGPACK_MASK, "json.from_msgpack")
 }
 
-// The walks borrow from containers that another thread could change: until they own what they
-// read, a free-threaded interpreter must turn the GIL back on when it imports this module.
-#[pymodule(gil_used = true)]
+// Safe without the GIL: on free-threaded builds the walks own what they read from containers
+// other threads can change (src/ffi/sync.rs), and shared caches are locked or per thread
+// (doc/threads.md). A free-threaded interpreter keeps the GIL off when it imports this module.
+#[pymodule(gil_used = false)]
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    ffi::verify_text_layout(py)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;

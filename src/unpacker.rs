@@ -144,11 +144,27 @@ impl Unpacker {
         if least <= self.max_buffer_size as u64 {
             return Ok(());
         }
-        let err = BufferFull::new_err(format!(
-            "the object at byte offset {} declares at least {least} bytes, more than \
-             max_buffer_size ({})",
-            self.consumed, self.max_buffer_size
-        ));
+        let reason = format!(
+            "the object declares at least {least} bytes, more than max_buffer_size ({})",
+            self.max_buffer_size
+        );
+        let data = ErrorData {
+            kind: "too_large",
+            reason: &reason,
+            offset: Some(self.consumed as usize),
+            path: None,
+        };
+        let err = with_data(
+            BufferFull::new_err(format!(
+                "the object at byte offset {} declares at least {least} bytes, more than \
+                 max_buffer_size ({})",
+                self.consumed, self.max_buffer_size
+            )),
+            &data,
+        );
+        // What the headers declare, for code to compare (`None` on other BufferFull errors).
+        err.value(py)
+            .setattr(pyo3::intern!(py, "declared"), least)?;
         self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
         Err(err)
     }

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+# Before the packages it may stand in for (orjson) are imported: see the module.
+import _free_threaded  # noqa: F401
 import msgpack  # type: ignore[import-untyped]
 import orjson
 import ormsgpack

@@ -186,3 +186,12 @@ def test_compat_stack_error_comes_from_the_kind() -> None:
     unpacker.feed(_deep(3000))
     with pytest.raises(StackError):
         unpacker.skip()
+
+
+def test_an_object_too_large_for_the_buffer_says_what_it_declares() -> None:
+    unpacker = fastmsgpack.Unpacker(max_buffer_size=64)
+    unpacker.feed(b"\x01\xda\x03\xe8abc")
+    assert unpacker.unpack() == 1
+    with pytest.raises(fastmsgpack.BufferFull) as info:
+        unpacker.unpack()
+    assert (info.value.kind, info.value.offset, info.value.declared) == ("too_large", 1, 1001)

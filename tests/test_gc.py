@@ -5,11 +5,15 @@ import gc
 import fastmsgpack
 
 
-def test_dicts_of_atomic_values_are_not_tracked_but_are_tracked_again_when_given_a_container() -> (
+def test_dicts_of_atomic_values_are_tracked_as_python_tracks_them_and_always_with_a_container() -> (
     None
 ):
-    doc = fastmsgpack.unpackb(fastmsgpack.packb({"a": 1, "b": "x", "c": None, "d": 1.5}))
-    assert not gc.is_tracked(doc)
+    values = {"a": 1, "b": "x", "c": None, "d": 1.5}
+    doc = fastmsgpack.unpackb(fastmsgpack.packb(values))
+    # Up to 3.13 (with the GIL) CPython leaves such dicts untracked until a container is stored
+    # in one; 3.14 and free-threaded builds track every dict. Decoded dicts do as Python's do.
+    built_by_python = dict(zip(list(values), list(values.values())))
+    assert gc.is_tracked(doc) == gc.is_tracked(built_by_python)
     doc["list"] = []
     assert gc.is_tracked(doc)
 

@@ -12,6 +12,7 @@ import dataclasses
 import gc
 import io
 import sys
+import sysconfig
 from typing import Any, ClassVar, NamedTuple
 
 import msgpack  # type: ignore[import-untyped]
@@ -410,7 +411,11 @@ def test_reference_counts_unchanged() -> None:
     pair = Pair(1, item)
     key = Point(1, "k")
     default = Recorder()
-    tracked = [item, named, pair, key, default, Point, Pair]
+    tracked: list[Any] = [item, named, pair, key, default]
+    if not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        # Free-threaded CPython counts the references to a class that its instances hold per
+        # thread, where getrefcount does not see them: classes are checked with the GIL only.
+        tracked += [Point, Pair]
     gc.collect()
     before = [sys.getrefcount(obj) for obj in tracked]
     for _ in range(2_000):

@@ -13,8 +13,14 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
+import sysconfig
 
 import pytest
+
+# Free-threaded CPython allocates objects with mimalloc, not the C library's malloc: a growing
+# output is moved to a larger block rather than remapped in place, and large blocks are not
+# reused the way glibc reuses them (doc/threads.md).
+FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 PEAK_CHILD = """
 import sys
@@ -65,11 +71,15 @@ def test_peak_memory_is_about_one_output(dump: str, items: int) -> None:
     size, peak = run_child(PEAK_CHILD, dump, str(items))
     assert size > items * 1000
     # The output itself is resident at the end, so the peak is at least about its size; a copy
-    # of it made while finishing would take the peak to twice the size.
-    assert 0.9 * size < peak < 1.3 * size
+    # of it made while finishing would take the peak to twice the size. Free-threaded, the last
+    # growth moves the output, so the old and the new block are both resident for a moment.
+    assert 0.9 * size < peak < (2.6 if FREE_THREADED else 1.3) * size
 
 
-@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="checks glibc's malloc")
+@pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc" or FREE_THREADED,
+    reason="checks glibc's malloc, which free-threaded CPython does not allocate objects with",
+)
 @pytest.mark.parametrize("items", [2_000, 4_100, 4_700, 8_224, 9_250, 10_000, 20_000, 80_000])
 def test_repeated_outputs_reuse_memory(items: int) -> None:
     # Outputs of 200 KB to 8 MB, past glibc's initial mmap threshold of 128 KiB, each kept alive

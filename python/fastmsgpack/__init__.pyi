@@ -94,7 +94,11 @@ class MsgpackDecodeError(ValueError):
     offset: int | None
 
 class OutOfData(MsgpackDecodeError): ...
-class BufferFull(MsgpackDecodeError): ...
+class BufferFull(MsgpackDecodeError):
+    """``declared``: the bytes an object's headers declare, when that alone is too many."""
+
+    declared: int | None
+
 
 class ValidationError(MsgpackDecodeError):
     """``path``: where in the value, as ``$.stops[1].id``."""

@@ -396,10 +396,18 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`... | head`): stop quietly, without a second error at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (CliError, OSError, ValueError, TypeError, RecursionError) as exc:
+    except RecursionError as exc:
+        # JSON nested deeper than Python's parser goes. The exception's text varies (3.14 speaks
+        # of a stack overflow), so the message says what happened in its own words.
+        sys.stdout.flush()
+        print(
+            f"{PROG}: error: JSON nested beyond the depth Python's parser allows ({exc})",
+            file=sys.stderr,
+        )
+        return 1
+    except (CliError, OSError, ValueError, TypeError) as exc:
         # ValueError covers MsgpackDecodeError and bad JSON or UTF-8; TypeError covers
-        # MsgpackEncodeError (values with no JSON or MessagePack form); RecursionError, JSON
-        # nested deeper than Python's parser goes.
+        # MsgpackEncodeError (values with no JSON or MessagePack form).
         sys.stdout.flush()
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1

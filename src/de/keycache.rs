@@ -28,12 +28,53 @@ pub struct KeyCache {
     slots: Vec<Option<Slot>>,
 }
 
-/// The process-wide cache. A call that finds it claimed (a nested call from `ext_hook`, or
-/// another thread while the claiming one runs Python code) decodes without it.
-pub static KEY_CACHE: SharedKeyCache = SharedKeyCache {
-    claimed: AtomicBool::new(false),
-    cache: UnsafeCell::new(None),
+/// The process-wide caches: one with the GIL, where one thread decodes at a time. A call that
+/// finds it claimed (a nested call from `ext_hook`, or another thread while the claiming one
+/// runs Python code) decodes without it.
+///
+/// Free-threaded builds have [`STRIPES`] of them, so that threads decoding at the same time each
+/// get one: each thread has a home cache (given in turn) that it tries first, then the others. Keeping to one cache
+/// also keeps a thread's keys made by that thread, whose reference counts CPython then changes
+/// without atomic instructions.
+pub static KEY_CACHE: KeyCaches = KeyCaches {
+    stripes: [const { SharedKeyCache::new() }; STRIPES],
 };
+
+#[cfg(not(Py_GIL_DISABLED))]
+const STRIPES: usize = 1;
+#[cfg(Py_GIL_DISABLED)]
+const STRIPES: usize = 8;
+
+pub struct KeyCaches {
+    stripes: [SharedKeyCache; STRIPES],
+}
+
+impl KeyCaches {
+    /// A cache for the current call, or `None` while every one is claimed.
+    #[inline(always)]
+    pub fn claim(&self, attached: Python<'_>) -> Option<KeyCacheClaim<'_>> {
+        #[cfg(not(Py_GIL_DISABLED))]
+        return self.stripes[0].claim(attached);
+        #[cfg(Py_GIL_DISABLED)]
+        {
+            use std::cell::Cell;
+            thread_local! {
+                /// The stripe this thread tries first (a plain index: nothing to drop).
+                static HOME: Cell<usize> = const { Cell::new(usize::MAX) };
+            }
+            static NEXT_HOME: std::sync::atomic::AtomicUsize =
+                std::sync::atomic::AtomicUsize::new(0);
+            let mut home = HOME.with(Cell::get);
+            if home >= STRIPES {
+                home = NEXT_HOME.fetch_add(1, Ordering::Relaxed) % STRIPES;
+                HOME.with(|h| h.set(home));
+            }
+            // A thread keeps its home even when it had to take another cache (a nested call from
+            // `ext_hook`, or a thread given the same home): it is free again next time.
+            (0..STRIPES).find_map(|k| self.stripes[(home + k) % STRIPES].claim(attached))
+        }
+    }
+}
 
 /// A [`KeyCache`] that one call at a time can claim, made on first use.
 ///
@@ -50,9 +91,16 @@ pub struct SharedKeyCache {
 unsafe impl Sync for SharedKeyCache {}
 
 impl SharedKeyCache {
+    const fn new() -> SharedKeyCache {
+        SharedKeyCache {
+            claimed: AtomicBool::new(false),
+            cache: UnsafeCell::new(None),
+        }
+    }
+
     /// The cache for the current call, or `None` while another claim holds it.
     #[inline(always)]
-    pub fn claim(&self, _attached: Python<'_>) -> Option<KeyCacheClaim<'_>> {
+    fn claim(&self, _attached: Python<'_>) -> Option<KeyCacheClaim<'_>> {
         if !self.try_mark_claimed() {
             return None;
         }
@@ -78,7 +126,8 @@ impl SharedKeyCache {
         true
     }
 
-    /// Without the GIL, threads race for the flag.
+    /// Without the GIL, threads race for the flag; winning it (acquire) orders the cache's
+    /// contents after the last claim's release.
     #[cfg(Py_GIL_DISABLED)]
     #[inline(always)]
     fn try_mark_claimed(&self) -> bool {

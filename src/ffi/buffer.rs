@@ -28,10 +28,15 @@ impl InputBuffer {
     pub unsafe fn acquire(obj: Obj) -> Result<Option<InputBuffer>, PyErr> {
         // SAFETY: type checks on a live object.
         unsafe {
-            if ffi::PyByteArray_Check(obj) == 0
-                && ffi::PyMemoryView_Check(obj) == 0
-                && ffi::PyObject_CheckBuffer(obj) == 0
-            {
+            if ffi::PyByteArray_Check(obj) != 0 {
+                // Copied while no other thread can resize or write it (its lock, in free-threaded
+                // builds): one state of it, whatever other threads do meanwhile.
+                return Ok(Some(InputBuffer::Copied(super::with_bytearray(
+                    obj,
+                    <[u8]>::to_vec,
+                ))));
+            }
+            if ffi::PyMemoryView_Check(obj) == 0 && ffi::PyObject_CheckBuffer(obj) == 0 {
                 return Ok(None);
             }
             let exported = InputBuffer::export(obj)?;

@@ -11,6 +11,7 @@ use super::{Obj, Owned};
 /// `func` and `arg` are live and the GIL is held.
 #[inline]
 pub unsafe fn call1(func: Obj, arg: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller.
     unsafe { Owned::from_new(ffi::PyObject_CallOneArg(func, arg)).ok_or_else(fetch_error) }
 }
@@ -21,6 +22,7 @@ pub unsafe fn call1(func: Obj, arg: Obj) -> Result<Owned, PyErr> {
 /// All three are live and the GIL is held.
 #[inline]
 pub unsafe fn call2(func: Obj, a: Obj, b: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     let args = [a, b];
     // SAFETY: `args` holds two live objects; vectorcall borrows them for the call.
     unsafe {
@@ -48,6 +50,7 @@ pub fn fetch_error() -> PyErr {
 /// `obj` and `name` (a str) are live and the GIL is held.
 #[inline]
 pub unsafe fn call_method0(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller.
     unsafe { Owned::from_new(ffi::PyObject_CallMethodNoArgs(obj, name)).ok_or_else(fetch_error) }
 }
@@ -58,6 +61,7 @@ pub unsafe fn call_method0(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
 /// `obj` and `name` (a str) are live and the GIL is held.
 #[inline]
 pub unsafe fn get_attr(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller.
     unsafe { Owned::from_new(ffi::PyObject_GetAttr(obj, name)).ok_or_else(fetch_error) }
 }
@@ -68,6 +72,7 @@ pub unsafe fn get_attr(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
 /// `obj` is live and the GIL is held.
 #[inline]
 pub unsafe fn to_str(obj: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller.
     unsafe { Owned::from_new(ffi::PyObject_Str(obj)).ok_or_else(fetch_error) }
 }
@@ -78,6 +83,7 @@ pub unsafe fn to_str(obj: Obj) -> Result<Owned, PyErr> {
 /// `iter` is a live iterator and the GIL is held.
 #[inline]
 pub unsafe fn iter_next(iter: Obj) -> Result<Option<Owned>, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller; null means exhausted unless an error is set.
     unsafe {
         match Owned::from_new(ffi::PyIter_Next(iter)) {
@@ -94,6 +100,7 @@ pub unsafe fn iter_next(iter: Obj) -> Result<Option<Owned>, PyErr> {
 /// `obj` is live and the GIL is held.
 #[inline]
 pub unsafe fn get_iter(obj: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller.
     unsafe { Owned::from_new(ffi::PyObject_GetIter(obj)).ok_or_else(fetch_error) }
 }
@@ -104,8 +111,41 @@ pub unsafe fn get_iter(obj: Obj) -> Result<Owned, PyErr> {
 /// All three are live, `name` is a str, and the GIL is held.
 #[inline]
 pub unsafe fn call_method1(obj: Obj, name: Obj, arg: Obj) -> Result<Owned, PyErr> {
+    super::python_runs();
     // SAFETY: forwarded from the caller.
     unsafe {
         Owned::from_new(ffi::PyObject_CallMethodOneArg(obj, name, arg)).ok_or_else(fetch_error)
     }
 }
+
+/// Free-threaded builds: how many calls into Python code this thread has made (through the
+/// functions above). A walk that copied a list or dict compares it before and after: when its
+/// own thread ran Python code meanwhile (a `default`, an enum's `value`), a change of the
+/// container's size is that code's doing, and an error, as with the GIL; a change made by
+/// another thread is not.
+#[cfg(Py_GIL_DISABLED)]
+mod python_calls {
+    use std::cell::Cell;
+
+    thread_local! {
+        static CALLS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    #[inline(always)]
+    pub fn python_runs() {
+        CALLS.with(|c| c.set(c.get().wrapping_add(1)));
+    }
+
+    #[inline(always)]
+    pub fn python_calls() -> u64 {
+        CALLS.with(Cell::get)
+    }
+}
+
+#[cfg(Py_GIL_DISABLED)]
+pub use python_calls::{python_calls, python_runs};
+
+/// With the GIL nothing is counted: walks re-read the container itself.
+#[cfg(not(Py_GIL_DISABLED))]
+#[inline(always)]
+pub fn python_runs() {}

@@ -6,12 +6,26 @@ use super::{Obj, Owned};
 
 /// Current length of a list, tuple, bytes or other variable-size object.
 ///
+/// Free-threaded builds read it atomically, as CPython's `Py_SIZE` does there: another thread
+/// may be resizing a list meanwhile.
+///
 /// # Safety
 /// `obj` is a live variable-size object.
 #[inline(always)]
 pub unsafe fn var_size(obj: Obj) -> usize {
     // SAFETY: the caller guarantees a live variable-size object.
-    unsafe { ffi::Py_SIZE(obj) as usize }
+    #[cfg(not(Py_GIL_DISABLED))]
+    unsafe {
+        ffi::Py_SIZE(obj) as usize
+    }
+    // SAFETY: as above; `ob_size` is an aligned `Py_ssize_t` that CPython writes atomically in
+    // this build.
+    #[cfg(Py_GIL_DISABLED)]
+    unsafe {
+        let size = std::ptr::addr_of_mut!((*obj.cast::<ffi::PyVarObject>()).ob_size);
+        std::sync::atomic::AtomicIsize::from_ptr(size).load(std::sync::atomic::Ordering::Relaxed)
+            as usize
+    }
 }
 
 /// Item `i` of a list (or subclass), borrowed; `None` past the current end.
@@ -21,6 +35,7 @@ pub unsafe fn var_size(obj: Obj) -> usize {
 ///
 /// # Safety
 /// `list` is a live list and the GIL is held.
+#[cfg(not(Py_GIL_DISABLED))]
 #[inline(always)]
 pub unsafe fn list_get(list: Obj, i: usize) -> Option<Obj> {
     // SAFETY: `i` is checked against the list's current length before the read.
@@ -51,7 +66,7 @@ pub unsafe fn tuple_items<'a>(tuple: Obj) -> &'a [Obj] {
     }
 }
 
-/// Number of entries of a dict (or subclass).
+/// Number of entries of a dict (or subclass), read atomically in free-threaded builds.
 ///
 /// # Safety
 /// `dict` is a live dict.
@@ -59,7 +74,17 @@ pub unsafe fn tuple_items<'a>(tuple: Obj) -> &'a [Obj] {
 pub unsafe fn dict_len(dict: Obj) -> usize {
     // SAFETY: the caller guarantees a live dict (or subclass), whose struct starts with the
     // `PyDictObject` fields; `ma_used` is its number of entries.
-    unsafe { (*(dict as *mut ffi::PyDictObject)).ma_used as usize }
+    #[cfg(not(Py_GIL_DISABLED))]
+    unsafe {
+        (*(dict as *mut ffi::PyDictObject)).ma_used as usize
+    }
+    // SAFETY: as above; CPython writes `ma_used` atomically in this build.
+    #[cfg(Py_GIL_DISABLED)]
+    unsafe {
+        let used = std::ptr::addr_of_mut!((*(dict as *mut ffi::PyDictObject)).ma_used);
+        std::sync::atomic::AtomicIsize::from_ptr(used).load(std::sync::atomic::Ordering::Relaxed)
+            as usize
+    }
 }
 
 /// The content of a `bytes` (or subclass), borrowed.
@@ -82,20 +107,154 @@ pub unsafe fn bytes_of<'a>(obj: Obj) -> Option<&'a [u8]> {
     unsafe { (ffi::PyBytes_Check(obj) != 0).then(|| bytes_data(obj)) }
 }
 
-/// The content of a `bytearray` (or subclass), borrowed.
+/// Calls `f` with the content of a `bytearray` (or subclass), borrowed for the call.
+///
+/// In free-threaded builds the bytearray's lock is held meanwhile, so that no other thread can
+/// resize it (moving or freeing the storage) while `f` reads it.
 ///
 /// # Safety
-/// `obj` is a live bytearray and no Python code runs while the slice is used (Python code
-/// could resize it).
+/// `obj` is a live bytearray, the thread is attached, and `f` runs no Python code (Python code
+/// could resize it, and would suspend the lock).
 #[inline(always)]
-pub unsafe fn bytearray_data<'a>(obj: Obj) -> &'a [u8] {
-    // SAFETY: the storage holds `size` bytes; the caller runs no Python code meanwhile.
-    unsafe {
+pub unsafe fn with_bytearray<R>(obj: Obj, f: impl FnOnce(&[u8]) -> R) -> R {
+    // SAFETY: the storage holds `size` bytes, and nothing can resize it while `f` runs: with
+    // the GIL because `f` runs no Python code, without it because its lock is held.
+    let read = || unsafe {
         let len = ffi::PyByteArray_GET_SIZE(obj) as usize;
         if len == 0 {
-            return &[];
+            return f(&[]);
         }
-        std::slice::from_raw_parts(ffi::PyByteArray_AS_STRING(obj) as *const u8, len)
+        f(std::slice::from_raw_parts(
+            ffi::PyByteArray_AS_STRING(obj) as *const u8,
+            len,
+        ))
+    };
+    #[cfg(not(Py_GIL_DISABLED))]
+    return read();
+    // SAFETY: forwarded from the caller.
+    #[cfg(Py_GIL_DISABLED)]
+    unsafe {
+        super::sync::locked(obj, read)
+    }
+}
+
+/// The items of a list being written, with their count, read once.
+///
+/// With the GIL each item is read from the list when it is written (borrowed: the list holds
+/// it, and only Python code run from `default` could change it, which [`ListItems::get`]'s
+/// bounds check and [`ListItems::changed`] account for). In free-threaded builds they are
+/// copied as strong references while the list's lock is held, so the walk sees one state of a
+/// list that other threads may be changing, and every item stays alive while it is written.
+pub struct ListItems {
+    #[cfg(not(Py_GIL_DISABLED))]
+    list: Obj,
+    len: usize,
+    #[cfg(Py_GIL_DISABLED)]
+    items: Vec<Owned>,
+    /// The list and this thread's count of calls into Python code when it was copied.
+    #[cfg(Py_GIL_DISABLED)]
+    since: (Obj, u64),
+}
+
+impl ListItems {
+    /// # Safety
+    /// `list` is a live list, kept alive by the caller while the value is used, and the thread
+    /// is attached.
+    #[inline(always)]
+    pub unsafe fn new(list: Obj) -> ListItems {
+        #[cfg(not(Py_GIL_DISABLED))]
+        return ListItems {
+            list,
+            // SAFETY: `list` is a live list (the caller's promise), whose `ob_size` is its
+            // length; with the GIL held no other thread changes it while it is read.
+            len: unsafe { var_size(list) },
+        };
+        // SAFETY: under the list's lock its size and items are stable; each item taken gets a
+        // strong reference before the lock is released.
+        #[cfg(Py_GIL_DISABLED)]
+        unsafe {
+            let items = super::sync::locked(list, || {
+                let n = ffi::PyList_GET_SIZE(list) as usize;
+                let mut items = Vec::with_capacity(n);
+                for i in 0..n {
+                    items.push(Owned::from_borrowed(ffi::PyList_GET_ITEM(
+                        list,
+                        i as ffi::Py_ssize_t,
+                    )));
+                }
+                items
+            });
+            ListItems {
+                len: items.len(),
+                items,
+                since: (list, super::python_calls()),
+            }
+        }
+    }
+
+    /// How many items the walk writes (the array header's count).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Item `i`, borrowed while `self` lives and no Python code runs; `None` when the list
+    /// was shortened (only by Python code run from `default`, with the GIL).
+    ///
+    /// # Safety
+    /// The thread is attached.
+    #[inline(always)]
+    pub unsafe fn get(&self, i: usize) -> Option<Obj> {
+        // SAFETY: forwarded from the caller; `list_get` bounds-checks the live length.
+        #[cfg(not(Py_GIL_DISABLED))]
+        return unsafe { list_get(self.list, i) };
+        #[cfg(Py_GIL_DISABLED)]
+        self.items.get(i).map(Owned::as_ptr)
+    }
+
+    /// Whether the list's length is no longer what the walk wrote. For a copy (free-threaded),
+    /// only a change that Python code run by this thread during the walk can have made counts:
+    /// other threads' changes come after the state written.
+    ///
+    /// # Safety
+    /// The thread is attached, and the list still alive (the caller's hold).
+    #[inline(always)]
+    pub unsafe fn changed(&self) -> bool {
+        // SAFETY: the list is kept alive by the caller.
+        #[cfg(not(Py_GIL_DISABLED))]
+        return unsafe { var_size(self.list) } != self.len;
+        // SAFETY: as above.
+        #[cfg(Py_GIL_DISABLED)]
+        unsafe {
+            let (list, calls) = self.since;
+            super::python_calls() != calls && var_size(list) != self.len
+        }
+    }
+}
+
+/// The values of a list of exactly two floats (a point, a range); `None` for any other list.
+///
+/// # Safety
+/// `list` is a live list and the thread is attached.
+#[inline(always)]
+pub unsafe fn float_pair(list: Obj) -> Option<(f64, f64)> {
+    // SAFETY: the length is checked before the items are read, and both are read (and their
+    // values copied) before anything else can change the list: with the GIL because no Python
+    // code runs, without it because the list's lock is held.
+    let read = || unsafe {
+        if ffi::PyList_GET_SIZE(list) != 2 {
+            return None;
+        }
+        let (a, b) = (list_item(list, 0), list_item(list, 1));
+        (super::is_exact_float(a) && super::is_exact_float(b))
+            .then(|| (super::float_value(a), super::float_value(b)))
+    };
+    #[cfg(not(Py_GIL_DISABLED))]
+    return read();
+    // SAFETY: forwarded from the caller.
+    #[cfg(Py_GIL_DISABLED)]
+    unsafe {
+        super::sync::locked(list, read)
     }
 }
 
@@ -141,21 +300,38 @@ pub unsafe fn set_len(set: Obj) -> usize {
     unsafe { ffi::PySet_Size(set) as usize }
 }
 
-/// `dict[key]`, borrowed; `None` when missing (or on a lookup error, which is cleared).
+/// `dict[key]` as a strong reference; `None` when missing (or on a lookup error, which is
+/// cleared).
+///
+/// A borrowed result would not do in free-threaded builds: another thread could replace the
+/// value, freeing it, before the caller takes its own reference. There `PyDict_GetItemRef`
+/// takes it under the dict's lock; with the GIL a borrowed lookup and an increment are the same
+/// and skip a call.
 ///
 /// # Safety
-/// `dict` is a live dict, `key` a live hashable object, and the GIL is held.
+/// `dict` is a live dict, `key` a live hashable object, and the thread is attached.
 #[inline]
-pub unsafe fn dict_get(dict: Obj, key: Obj) -> Option<Obj> {
-    // SAFETY: forwarded from the caller.
+pub unsafe fn dict_get(dict: Obj, key: Obj) -> Option<Owned> {
+    // SAFETY: forwarded from the caller; the value is live while the dict holds it, and no
+    // other thread runs before the reference is taken.
+    #[cfg(not(Py_GIL_DISABLED))]
     unsafe {
         let value = ffi::PyDict_GetItemWithError(dict, key);
         if value.is_null() {
             ffi::PyErr_Clear();
             None
         } else {
-            Some(value)
+            Some(Owned::from_borrowed(value))
         }
+    }
+    // SAFETY: forwarded from the caller; on success `value` is a new reference.
+    #[cfg(Py_GIL_DISABLED)]
+    unsafe {
+        let mut value: Obj = std::ptr::null_mut();
+        if ffi::PyDict_GetItemRef(dict, key, &mut value) < 0 {
+            ffi::PyErr_Clear();
+        }
+        Owned::from_new(value)
     }
 }
 

@@ -5,6 +5,10 @@
 //! `PyDict_Next` is a call into CPython per entry, which profiles of dict-heavy documents showed
 //! at 15-18% of the time. Other dicts (split tables: instance dicts sharing their keys) and
 //! other versions go through `PyDict_Next`.
+//!
+//! Free-threaded builds copy the entries first, as strong references, with `PyDict_Next` under
+//! the dict's lock ([`DictIter`] there): another thread may add, remove or replace entries at
+//! any time, and a borrowed key or value could be freed while it is written.
 
 use pyo3::ffi;
 
@@ -59,10 +63,14 @@ mod layout {
 }
 
 /// Iterates a dict's entries in insertion order, as borrowed (key, value) pairs.
+#[cfg(not(Py_GIL_DISABLED))]
 pub struct DictIter {
     dict: Obj,
+    /// The number of entries when the walk began.
+    len: usize,
     pos: ffi::Py_ssize_t,
     /// Read the combined table directly (decided once: a combined table never becomes split).
+    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
     direct: bool,
     /// Where the entries of the table last read start, and what that depends on.
     #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
@@ -80,6 +88,7 @@ struct Table {
     unicode: bool,
 }
 
+#[cfg(not(Py_GIL_DISABLED))]
 impl DictIter {
     /// # Safety
     /// `dict` is a live dict, kept alive by the caller while iterating, and the GIL is held.
@@ -88,11 +97,12 @@ impl DictIter {
         #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
         // SAFETY: a live dict (or subclass) starts with the `PyDictObject` fields.
         let direct = unsafe { (*dict.cast::<layout::Dict>()).ma_values.is_null() };
-        #[cfg(not(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))))]
-        let direct = false;
         DictIter {
             dict,
+            // SAFETY: forwarded from the caller.
+            len: unsafe { super::dict_len(dict) },
             pos: 0,
+            #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
             direct,
             #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
             table: Table {
@@ -102,6 +112,23 @@ impl DictIter {
                 unicode: false,
             },
         }
+    }
+
+    /// The number of entries when the walk began (the map header's count).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the dict's size is no longer what it was when the walk began (Python code run
+    /// from `default` changed it).
+    ///
+    /// # Safety
+    /// The dict is still alive (the caller's hold) and the GIL is held.
+    #[inline(always)]
+    pub unsafe fn changed(&self) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { super::dict_len(self.dict) != self.len }
     }
 
     /// The next entry from the combined table. The dict's table and its entry count are read
@@ -176,6 +203,7 @@ impl DictIter {
 
     /// A table of a kind not read directly: `PyDict_Next` from here on (its `pos` is the same
     /// entry index for a combined table).
+    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
     #[cold]
     #[inline(never)]
     fn next_api(&mut self) -> Option<(Obj, Obj)> {
@@ -198,15 +226,89 @@ impl DictIter {
     }
 }
 
+#[cfg(not(Py_GIL_DISABLED))]
 impl Iterator for DictIter {
     type Item = (Obj, Obj);
 
     #[inline(always)]
     fn next(&mut self) -> Option<(Obj, Obj)> {
-        #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+        #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
         if self.direct {
             return self.next_direct();
         }
         self.next_with_api()
+    }
+}
+
+/// Free-threaded: the entries as they were at one moment, copied under the dict's lock; the
+/// pairs handed out are borrowed from the copy, so they live as long as the iterator.
+#[cfg(Py_GIL_DISABLED)]
+pub struct DictIter {
+    entries: Vec<(super::Owned, super::Owned)>,
+    pos: usize,
+    /// The dict and this thread's count of calls into Python code when it was copied.
+    since: (Obj, u64),
+}
+
+#[cfg(Py_GIL_DISABLED)]
+impl DictIter {
+    /// # Safety
+    /// `dict` is a live dict and the thread is attached.
+    #[inline]
+    pub unsafe fn new(dict: Obj) -> DictIter {
+        // SAFETY: `PyDict_Next` under the dict's lock, as CPython requires in this build; each
+        // key and value gets a strong reference before the lock is released, and no Python
+        // code runs meanwhile (taking a reference runs none).
+        let entries = unsafe {
+            super::sync::locked(dict, || {
+                let mut entries = Vec::with_capacity(super::dict_len(dict));
+                let mut pos: ffi::Py_ssize_t = 0;
+                let mut key: Obj = std::ptr::null_mut();
+                let mut value: Obj = std::ptr::null_mut();
+                while ffi::PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+                    entries.push((
+                        super::Owned::from_borrowed(key),
+                        super::Owned::from_borrowed(value),
+                    ));
+                }
+                entries
+            })
+        };
+        DictIter {
+            entries,
+            pos: 0,
+            since: (dict, super::python_calls()),
+        }
+    }
+
+    /// The number of entries copied (the map header's count).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether Python code run by this thread since the copy (a `default`, an enum key's
+    /// `value`) changed the dict's size, as the build with the GIL reports it; changes made by
+    /// other threads come after the state written, and do not count.
+    ///
+    /// # Safety
+    /// The dict is still alive (the caller's hold) and the thread is attached.
+    #[inline(always)]
+    pub unsafe fn changed(&self) -> bool {
+        let (dict, calls) = self.since;
+        // SAFETY: forwarded from the caller.
+        super::python_calls() != calls && unsafe { super::dict_len(dict) } != self.entries.len()
+    }
+}
+
+#[cfg(Py_GIL_DISABLED)]
+impl Iterator for DictIter {
+    type Item = (Obj, Obj);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(Obj, Obj)> {
+        let (key, value) = self.entries.get(self.pos)?;
+        self.pos += 1;
+        Some((key.as_ptr(), value.as_ptr()))
     }
 }

@@ -35,13 +35,22 @@ impl Drop for GcPause {
 }
 
 /// Stops the collector from tracking a dict whose keys and values are all atomic (str, int,
-/// float, bytes, None, bool). This is what CPython itself does for such dicts, and it tracks the
-/// dict again as soon as a container is stored in it.
+/// float, bytes, None, bool). This is what CPython itself does for such dicts up to 3.13 (with
+/// the GIL), and it tracks the dict again as soon as a container is stored in it.
+///
+/// CPython 3.14, and every free-threaded build, track every dict for good and no longer track
+/// one again when a container is stored in it: there an untracked dict could hold a cycle the
+/// collector never finds, so dicts are left tracked.
 ///
 /// # Safety
 /// `dict` is a dict that holds only atomic keys and values, and the GIL is held.
 #[inline(always)]
 pub unsafe fn untrack_atomic_dict(dict: &Owned) {
     // SAFETY: forwarded from the caller; a new dict from `PyDict_New` is tracked.
-    unsafe { ffi::PyObject_GC_UnTrack(dict.as_ptr().cast()) }
+    #[cfg(not(any(Py_3_14, Py_GIL_DISABLED)))]
+    unsafe {
+        ffi::PyObject_GC_UnTrack(dict.as_ptr().cast())
+    }
+    #[cfg(any(Py_3_14, Py_GIL_DISABLED))]
+    let _ = dict;
 }

@@ -17,7 +17,13 @@ mod known;
 mod numpy;
 mod owned;
 mod scalars;
+// Free-threaded builds only: per-object locks (critical sections).
+#[cfg(Py_GIL_DISABLED)]
+mod sync;
 mod text;
+// Python 3.14+: reading a str's header without the C macros (see the module).
+#[cfg(Py_3_14)]
+mod text_layout;
 mod typed;
 mod types;
 mod writer;
@@ -25,8 +31,11 @@ mod writer;
 pub use buffer::{with_exported, InputBuffer};
 pub use build::*;
 pub use bytearray::{offset_past_end, place_at};
+#[cfg(Py_GIL_DISABLED)]
+pub use call::python_calls;
 pub use call::{
-    call1, call2, call_method0, call_method1, fetch_error, get_attr, get_iter, iter_next, to_str,
+    call1, call2, call_method0, call_method1, fetch_error, get_attr, get_iter, iter_next,
+    python_runs, to_str,
 };
 pub use containers::*;
 pub use datetime::*;
@@ -38,6 +47,8 @@ pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use scalars::*;
 pub use text::*;
+#[cfg(Py_3_14)]
+pub use text_layout::verify as verify_text_layout;
 pub use typed::*;
 pub use types::*;
 pub use writer::{scratch, BytesWriter, SCRATCH_LEN};
@@ -46,3 +57,9 @@ pub use pyo3::ffi::PyObject;
 
 /// A borrowed pointer to a live Python object.
 pub type Obj = *mut PyObject;
+
+/// Before 3.14 pyo3-ffi reads a str's header itself: nothing to check.
+#[cfg(not(Py_3_14))]
+pub fn verify_text_layout(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {
+    Ok(())
+}

@@ -31,6 +31,7 @@ pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
 unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
     // SAFETY: `obj` is a live str; compact ASCII strings store their characters right after
     // the header, `length` bytes long.
+    #[cfg(not(Py_3_14))]
     unsafe {
         if ffi::PyUnicode_IS_COMPACT_ASCII(obj) == 0 {
             return None;
@@ -38,6 +39,11 @@ unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
         let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
         let data = ffi::PyUnicode_DATA(obj) as *const u8;
         Some(std::slice::from_raw_parts(data, len))
+    }
+    // SAFETY: forwarded from the caller.
+    #[cfg(Py_3_14)]
+    unsafe {
+        super::text_layout::compact_ascii(obj)
     }
 }
 

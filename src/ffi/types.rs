@@ -4,7 +4,7 @@ use std::ptr::addr_of_mut;
 
 use pyo3::ffi;
 
-use super::Obj;
+use super::{Obj, Owned};
 
 pub type TypePtr = *mut ffi::PyTypeObject;
 
@@ -105,18 +105,33 @@ pub fn false_obj() -> Obj {
 extern "C" {
     // Exported by CPython (Include/cpython/object.h): looks `name` up along a type's MRO, through
     // the type attribute cache, without invoking descriptors. Returns a borrowed reference.
+    #[cfg(not(Py_GIL_DISABLED))]
     fn _PyType_Lookup(ty: TypePtr, name: Obj) -> Obj;
+    // The same as a new reference (CPython 3.14, which the free-threaded build needs: another
+    // thread may replace the class attribute and free what a borrowed result points to).
+    #[cfg(Py_GIL_DISABLED)]
+    fn _PyType_LookupRef(ty: TypePtr, name: Obj) -> Obj;
 }
 
-/// What `name` resolves to on the type `ty` (borrowed), without calling anything.
+/// What `name` resolves to on the type `ty`, as a strong reference, without calling anything.
 ///
 /// # Safety
-/// `ty` is a live type, `name` a live str, and the GIL is held.
+/// `ty` is a live type, `name` a live str, and the thread is attached.
 #[inline]
-pub unsafe fn type_lookup(ty: TypePtr, name: Obj) -> Option<Obj> {
-    // SAFETY: forwarded from the caller; the lookup raises no error.
-    let found = unsafe { _PyType_Lookup(ty, name) };
-    (!found.is_null()).then_some(found)
+pub unsafe fn type_lookup(ty: TypePtr, name: Obj) -> Option<Owned> {
+    // SAFETY: forwarded from the caller; the lookup raises no error. With the GIL the borrowed
+    // result is live (the type's MRO holds it) until the reference is taken, as no other
+    // thread runs in between.
+    #[cfg(not(Py_GIL_DISABLED))]
+    unsafe {
+        let found = _PyType_Lookup(ty, name);
+        (!found.is_null()).then(|| Owned::from_borrowed(found))
+    }
+    // SAFETY: forwarded from the caller; a non-null result is a new reference.
+    #[cfg(Py_GIL_DISABLED)]
+    unsafe {
+        Owned::from_new(_PyType_LookupRef(ty, name))
+    }
 }
 
 /// Where instances of `ty` keep the attribute `name`, when it is a `__slots__` member holding an
@@ -131,6 +146,7 @@ pub unsafe fn object_slot(ty: TypePtr, name: Obj) -> Option<usize> {
     // declares it as another struct's pointer before 3.11; the C field is a `PyMemberDef *`).
     unsafe {
         let descr = type_lookup(ty, name)?;
+        let descr = descr.as_ptr();
         if ffi::Py_TYPE(descr) != std::ptr::addr_of_mut!(ffi::PyMemberDescr_Type) {
             return None;
         }

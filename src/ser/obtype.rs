@@ -263,11 +263,13 @@ unsafe fn tuple_subclass_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             return ObType::Other;
         }
     }
-    // SAFETY: forwarded from the caller; the lookup is borrowed from the class, which holds it
-    // while its type is read, as no Python code runs in between.
+    // SAFETY: forwarded from the caller; the lookup's result is held while its type is read.
     let named = unsafe {
         ffi::type_lookup(ty, cx.known.names.fields).is_some_and(|fields| {
-            ffi::has_flag(ffi::type_of(fields), ffi::Py_TPFLAGS_TUPLE_SUBCLASS)
+            ffi::has_flag(
+                ffi::type_of(fields.as_ptr()),
+                ffi::Py_TPFLAGS_TUPLE_SUBCLASS,
+            )
         })
     };
     if named && !st.has(opt::PASSTHROUGH_TUPLE) {

@@ -438,7 +438,7 @@ impl<'a> TypedDecoder<'a> {
         // SAFETY: attached; `members` is a dict the plan keeps alive.
         unsafe {
             if let Some(member) = ffi::dict_get(members, value.as_ptr()) {
-                return Ok(Owned::from_borrowed(member));
+                return Ok(member);
             }
             // A combination of flags, or a value the class's `_missing_` knows.
             match ffi::call1(cls, value.as_ptr()) {
@@ -461,7 +461,7 @@ impl<'a> TypedDecoder<'a> {
             ffi::tuple_set(&key, 0, ffi::type_object(value.as_ptr()));
             ffi::tuple_set(&key, 1, Owned::from_borrowed(value.as_ptr()));
             if let Some(found) = ffi::dict_get(table, key.as_ptr()) {
-                return Ok(Owned::from_borrowed(found));
+                return Ok(found);
             }
             let what = ffi::repr_string(value.as_ptr());
             Err(TError::invalid(

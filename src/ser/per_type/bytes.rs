@@ -20,19 +20,22 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     e.bin(data)
 }
 
+/// A bytearray's bytes, copied while no other thread can resize it.
+///
 /// # Safety
-/// `obj` is a live bytearray; the emitter runs no Python code while copying.
+/// `obj` is a live bytearray; the thread is attached; the emitter runs no Python code while
+/// copying.
 #[inline]
 pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
-    let len = unsafe { ffi::bytearray_data(obj) }.len();
+    let len = unsafe { ffi::var_size(obj) };
     // SAFETY: as above; the callback gets a `PickleBuffer`, which holds an export of the
     // bytearray, and the data is read again after it ran.
     if len >= cx.oob_threshold && unsafe { oob::offer(obj, len, cx, e) }? {
         return Ok(());
     }
     // SAFETY: forwarded from the caller.
-    e.bin(unsafe { ffi::bytearray_data(obj) })
+    unsafe { ffi::with_bytearray(obj, |bytes| e.bin(bytes)) }
 }
 
 /// A memoryview's bytes (or those of any other object with a buffer: a `pickle.PickleBuffer`);

@@ -30,7 +30,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
             per_type::str::write(name, st, cx, e)?;
             e.map_value()?;
             let value = match dict.as_ref().and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
-                Some(value) => Owned::from_borrowed(value),
+                Some(value) => value,
                 None => ffi::get_attr(obj, name).map_err(|cause| {
                     error::attribute_failed("dataclass field could not be read", cause)
                 })?,
@@ -47,8 +47,9 @@ unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.
     unsafe {
+        // A strong reference: another thread may empty the cache meanwhile.
         if let Some(names) = ffi::dict_get(cache, ty) {
-            return Ok(Owned::from_borrowed(names));
+            return Ok(names);
         }
         let fields = ffi::get_attr(ty, cx.known.names.dataclass_fields).map_err(|cause| {
             error::attribute_failed("__dataclass_fields__ could not be read", cause)

@@ -34,26 +34,27 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
-    let len = unsafe { ffi::dict_len(obj) };
-    // SAFETY: forwarded from the caller.
     unsafe {
         ffi::while_held(obj, || {
             if st.has(opt::SORT_KEYS) {
-                return write_sorted(obj, len, st, cx, e);
+                return write_sorted(obj, st, cx, e);
             }
+            // SAFETY: the dict is held while iterating.
+            let mut entries = DictIter::new(obj);
+            let len = entries.len();
             e.map_begin(len)?;
             let mut n = 0;
-            // SAFETY: the dict is held while iterating.
-            for (key, value) in DictIter::new(obj) {
+            for (key, value) in &mut entries {
                 if n == len {
                     return Err(error::changed_size("dict"));
                 }
                 e.map_key(n)?;
-                // SAFETY: the dict holds the entry, and no Python code has run since it was read.
+                // SAFETY: the dict (or, free-threaded, the iterator's copy) holds the entry,
+                // and no Python code has run since it was read.
                 per_type::key::write_entry(key, value, st, cx, e)?;
                 n += 1;
             }
-            if n != len || ffi::dict_len(obj) != len {
+            if n != len || entries.changed() {
                 return Err(error::changed_size("dict"));
             }
             e.map_end()
@@ -72,12 +73,14 @@ struct Entry<'a> {
 
 #[cold]
 #[inline(never)]
-unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e: &mut E) -> Res {
-    let mut entries = Vec::with_capacity(len);
+unsafe fn write_sorted<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: the caller holds the dict; every entry holds its key and value, so Python code
     // run while values are written cannot free the strings the sorted slices point into.
     unsafe {
-        for (key, value) in DictIter::new(obj) {
+        let mut walk = DictIter::new(obj);
+        let len = walk.len();
+        let mut entries = Vec::with_capacity(len);
+        for (key, value) in &mut walk {
             let ty = ffi::type_of(key);
             let is_str = ty == ffi::str_type()
                 || (st.has(opt::NON_STR_KEYS)
@@ -128,7 +131,7 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, len: usize, st: State, cx: &Ctx, e:
             e.map_value()?;
             dispatch::write(entry.value.as_ptr(), st, cx, e)?;
         }
-        if ffi::dict_len(obj) != len {
+        if walk.changed() {
             return Err(error::changed_size("dict"));
         }
     }

@@ -38,13 +38,12 @@ unsafe fn member_value_uncached(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
     // SAFETY: forwarded from the caller.
     unsafe {
         let standard = ffi::type_lookup(ffi::type_of(obj), names.value)
-            == Some(cx.known.enum_value_descriptor);
+            .is_some_and(|found| found.as_ptr() == cx.known.enum_value_descriptor);
         if standard {
             // Members keep `_value_` in their instance dict: read there, it skips the lookup
             // along the enum's bases that `getattr` makes first.
             let slot = match ffi::instance_dict(obj) {
-                Some(dict) => ffi::dict_get(dict.as_ptr(), names.value_slot)
-                    .map(|value| ffi::Owned::from_borrowed(value)),
+                Some(dict) => ffi::dict_get(dict.as_ptr(), names.value_slot),
                 None => None,
             };
             if let Some(value) = slot.or_else(|| ffi::get_attr(obj, names.value_slot).ok()) {

@@ -34,12 +34,9 @@ unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> R
     // SAFETY: forwarded from the caller.
     let len = unsafe { ffi::var_size(obj) };
     if len == 2 {
-        // SAFETY: the list is live with two items.
-        let (a, b) = unsafe { (ffi::list_item(obj, 0), ffi::list_item(obj, 1)) };
-        // SAFETY: the items are live.
-        if unsafe { ffi::is_exact_float(a) && ffi::is_exact_float(b) } {
-            // SAFETY: the list holds both floats while they are written, as no Python code runs.
-            return unsafe { write_float_pair(a, b, st, e) };
+        // SAFETY: the list is live.
+        if let Some((a, b)) = unsafe { ffi::float_pair(obj) } {
+            return write_float_pair(a, b, st, e);
         }
     } else if len == 0 {
         return write_empty(st, e);
@@ -55,50 +52,47 @@ fn write_empty<E: Emitter>(st: State, e: &mut E) -> Res {
     e.array_empty()
 }
 
-/// A list of exactly two floats (a point, a range): written without holding the list or
-/// dispatching on its items' types, as writing floats runs no Python code.
-///
-/// # Safety
-/// `a` and `b` are floats, kept alive by the caller while they are written.
+/// A list of exactly two floats (a point, a range), by their values: written without holding
+/// the list or dispatching on its items' types.
 #[inline(never)]
-unsafe fn write_float_pair<E: Emitter>(a: Obj, b: Obj, st: State, e: &mut E) -> Res {
+fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
     st.enter_container()?;
     e.array_begin(2)?;
     e.array_item(0)?;
-    // SAFETY: forwarded from the caller.
-    e.float(unsafe { ffi::float_value(a) })?;
+    e.float(a)?;
     e.array_item(1)?;
-    // SAFETY: forwarded from the caller.
-    e.float(unsafe { ffi::float_value(b) })?;
+    e.float(b)?;
     e.array_end()
 }
 
 /// A non-empty list's walk.
 ///
-/// The list is held for the duration, and its length is read again before each item, so
-/// Python code run from `default` can neither free it nor make us read past its end; a change
-/// of length is an error (the array header has already been written).
+/// The list is held for the duration. With the GIL its length is read again before each item,
+/// so Python code run from `default` can neither free it nor make us read past its end; a
+/// change of length is an error (the array header has already been written). In free-threaded
+/// builds the items are copied under the list's lock first ([`ffi::ListItems`]): the array is
+/// the list as it was at that moment, whatever other threads do to it meanwhile.
 ///
 /// # Safety
-/// `obj` is a live list; the GIL is held.
+/// `obj` is a live list; the thread is attached.
 #[inline(never)]
 unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: forwarded from the caller.
-    let len = unsafe { ffi::var_size(obj) };
-    // SAFETY: forwarded from the caller.
     unsafe {
         ffi::while_held(obj, || {
+            let items = ffi::ListItems::new(obj);
+            let len = items.len();
             e.array_begin(len)?;
             for i in 0..len {
-                // SAFETY: the list is held; `list_get` bounds-checks against the live length.
-                let Some(item) = ffi::list_get(obj, i) else {
+                // SAFETY: the list (or, free-threaded, the copy) holds the item.
+                let Some(item) = items.get(i) else {
                     return Err(error::changed_size("list"));
                 };
                 e.array_item(i)?;
                 dispatch::write(item, st, cx, e)?;
             }
-            if ffi::var_size(obj) != len {
+            if items.changed() {
                 return Err(error::changed_size("list"));
             }
             e.array_end()

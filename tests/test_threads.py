@@ -1,0 +1,276 @@
+"""Packing containers that another thread changes meanwhile.
+
+Eight threads pack one shared container while a ninth changes it. Every output must be a
+correct packing of some state the container passed through: on a free-threaded interpreter
+(python3.14t) that is what keeps a walk from reading freed items or a resized buffer; with the
+GIL it holds because packing runs no Python code. The values are built so that any mix of two
+states, a freed object's memory or stray bytes would fail the checks.
+"""
+
+from __future__ import annotations
+
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+
+import fastmsgpack
+
+PACKERS = 8
+ROUNDS = 100
+# The packers keep going until the mutator has made this many changes.
+MIN_STEPS = 50
+
+
+@pytest.fixture(autouse=True)
+def frequent_switches() -> Iterator[None]:
+    """With the GIL, hand it between threads as often as CPython allows, for more interleaving."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def race(
+    pack: Callable[[], bytes],
+    mutate: Callable[[int], None],
+    until: Callable[[], bool] = lambda: True,
+) -> list[bytes]:
+    """Runs ``pack`` ROUNDS times (and on until ``mutate`` has run MIN_STEPS times) in each of
+    PACKERS threads while another thread calls ``mutate(step)`` with step 1, 2, ... until they
+    are done; returns every output. An exception in any thread fails the test."""
+    outputs: list[bytes] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    start = threading.Barrier(PACKERS + 1)
+    done = threading.Event()
+    steps = [0]
+
+    def packer() -> None:
+        mine: list[bytes] = []
+        try:
+            start.wait()
+            for _ in range(ROUNDS):
+                mine.append(pack())
+            # Keep packing until the container has changed often enough (and `until` says the
+            # packers have seen what they should), so that the packers and the mutator overlap
+            # however the threads are scheduled.
+            deadline = time.monotonic() + 60
+            while (steps[0] < MIN_STEPS or not until()) and not errors:
+                assert time.monotonic() < deadline, "the threads never overlapped"
+                mine.append(pack())
+        except BaseException as exc:  # noqa: BLE001 - reported below, with the thread's output
+            with lock:
+                errors.append(exc)
+        with lock:
+            outputs.extend(mine)
+
+    def mutator() -> None:
+        step = 0
+        try:
+            start.wait()
+            while not done.is_set():
+                step += 1
+                mutate(step)
+                steps[0] = step
+        except BaseException as exc:  # noqa: BLE001
+            with lock:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=packer) for _ in range(PACKERS)]
+    changer = threading.Thread(target=mutator)
+    for t in [*threads, changer]:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    changer.join()
+    assert not errors, f"{len(errors)} threads failed, the first with {errors[0]!r}"
+    assert len(outputs) >= PACKERS * ROUNDS
+    assert steps[0] >= MIN_STEPS
+    return outputs
+
+
+def decode(data: bytes) -> Any:
+    """Both decoders agree on the output (msgpack-python is the oracle), and it is one object."""
+    ours = fastmsgpack.unpackb(data, option=fastmsgpack.OPT_NON_STR_KEYS)
+    theirs = msgpack.unpackb(data, strict_map_key=False)
+    assert ours == theirs
+    return ours
+
+
+def value_for(key: int, generation: int) -> list[Any]:
+    """A value that tells its key and generation three times over, in new objects."""
+    return [key, generation, [generation] * 3, f"k{key}-g{generation}", float(generation)]
+
+
+def check_value(key: int, value: list[Any]) -> int:
+    assert value == value_for(key, value[1]), value
+    return int(value[1])
+
+
+def check_one_state(generations: list[int], slots: int) -> None:
+    """Generation ``g`` (0, 1, 2 ...) is written to slot ``g % slots``, one at a time, over the
+    initial generation -1. So the newest generation seen fixes the whole state: every other
+    slot holds the newest generation written to it before that one. A mix of two states read
+    at different times does not pass."""
+    newest = max(generations)
+    expected = [
+        newest - (newest - slot) % slots if newest - (newest - slot) % slots >= 0 else -1
+        for slot in range(slots)
+    ]
+    assert generations == expected
+
+
+def test_dict_values_replaced_while_packed() -> None:
+    keys = 16
+    shared = {f"key{i}": value_for(i, -1) for i in range(keys)}
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        shared[f"key{g % keys}"] = value_for(g % keys, g)
+
+    for data in race(lambda: fastmsgpack.packb(shared), mutate):
+        got = decode(data)
+        assert list(got) == [f"key{i}" for i in range(keys)]
+        generations = [check_value(i, got[f"key{i}"]) for i in range(keys)]
+        check_one_state(generations, keys)
+
+
+def test_list_items_replaced_while_packed() -> None:
+    items = 16
+    shared = [value_for(i, -1) for i in range(items)]
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        shared[g % items] = value_for(g % items, g)
+
+    for data in race(lambda: fastmsgpack.packb({"items": shared}), mutate):
+        got = decode(data)["items"]
+        assert len(got) == items
+        generations = [check_value(i, value) for i, value in enumerate(got)]
+        check_one_state(generations, items)
+
+
+def test_bytearray_resized_while_packed() -> None:
+    # Each state is one byte value repeated: a packing that read storage being moved or freed,
+    # or a length from one state and bytes from another, gives bytes of no state.
+    sizes = [0, 1, 7, 100, 4096, 70_000, 3]
+    shared = bytearray(b"\x01" * 10)
+
+    def mutate(step: int) -> None:
+        shared[:] = bytes([step % 200 + 2]) * sizes[step % len(sizes)]
+
+    seen_sizes: set[int] = set()
+
+    def pack() -> bytes:
+        data = fastmsgpack.packb([shared, b"end"])
+        seen_sizes.add(len(data))
+        return data
+
+    for data in race(pack, mutate, until=lambda: len(seen_sizes) > 1):
+        got, end = decode(data)
+        assert end == b"end"
+        assert isinstance(got, bytes)
+        assert len(got) in {10, *sizes}
+        assert got == got[:1] * len(got), "bytes of two states, or of none"
+
+
+def test_bytearray_input_resized_while_unpacked() -> None:
+    # The input is read as one of the messages it held in turn, never as bytes of two.
+    values = [{"n": n, "items": list(range(n)), "text": "x" * (n * 37)} for n in (0, 3, 50, 400)]
+    messages = [fastmsgpack.packb(v) for v in values]
+    shared = bytearray(messages[0])
+
+    def mutate(step: int) -> None:
+        shared[:] = messages[step % len(messages)]
+
+    seen: list[int] = []
+
+    def unpack() -> bytes:
+        got = fastmsgpack.unpackb(shared)
+        assert got in values
+        seen.append(got["n"])
+        return b""
+
+    race(unpack, mutate, until=lambda: len(set(seen)) > 1)
+
+
+def test_dict_keys_added_and_removed_while_packed() -> None:
+    base = {f"base{i}": i for i in range(8)}
+    shared: dict[str, Any] = dict(base)
+    window = 5
+
+    def mutate(step: int) -> None:
+        # At most `window` extra keys at a time, the newest ones, each mapped to its number.
+        shared[f"extra{step}"] = [step, str(step)]
+        shared.pop(f"extra{step - window}", None)
+        if step % 97 == 0:
+            # Rebuild the table: many keys in, then out again.
+            for i in range(64):
+                shared[f"burst{i}"] = i
+            for i in range(64):
+                del shared[f"burst{i}"]
+
+    for data in race(lambda: fastmsgpack.packb(shared), mutate):
+        got = decode(data)
+        bursts = {k: v for k, v in got.items() if k.startswith("burst")}
+        assert all(v == int(k[5:]) for k, v in bursts.items())
+        extras = sorted(int(k[5:]) for k in got if k.startswith("extra"))
+        for n in extras:
+            assert got[f"extra{n}"] == [n, str(n)]
+        assert {k: v for k, v in got.items() if k.startswith("base")} == base
+        # One state: consecutive steps, at most `window` of them (one more between a step's
+        # insertion and its removal of the oldest).
+        assert len(extras) <= window + 1
+        if extras:
+            assert extras == list(range(extras[0], extras[0] + len(extras)))
+
+
+def test_non_str_keys_and_nested_dicts_replaced_while_packed() -> None:
+    # Keys that are not str take another path than the plain dict's (each entry held).
+    keys = 8
+    shared: dict[Any, Any] = {i: {"v": value_for(i, -1)} for i in range(keys)}
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        shared[g % keys] = {"v": value_for(g % keys, g)}
+
+    def pack() -> bytes:
+        return fastmsgpack.packb(shared, option=fastmsgpack.OPT_NON_STR_KEYS)
+
+    for data in race(pack, mutate):
+        got = decode(data)
+        assert sorted(got) == list(range(keys))
+        check_one_state([check_value(i, got[i]["v"]) for i in range(keys)], keys)
+
+
+def test_sorted_dict_values_replaced_while_packed() -> None:
+    keys = 12
+    shared = {f"key{i:02}": value_for(i, -1) for i in range(keys)}
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        shared[f"key{g % keys:02}"] = value_for(g % keys, g)
+
+    for data in race(lambda: fastmsgpack.packb(shared, option=fastmsgpack.OPT_SORT_KEYS), mutate):
+        got = decode(data)
+        assert list(got) == sorted(shared)
+        check_one_state([check_value(i, got[f"key{i:02}"]) for i in range(keys)], keys)
+
+
+def test_free_threaded_build_runs_without_the_gil() -> None:
+    """On a free-threaded interpreter importing fastmsgpack leaves the GIL off: these tests
+    exercise real parallelism there, not a GIL turned back on."""
+    gil_enabled = getattr(sys, "_is_gil_enabled", lambda: True)
+    if not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        assert gil_enabled()
+        return
+    assert not gil_enabled()
