@@ -10,6 +10,7 @@ mod compat;
 mod de;
 mod emit;
 mod error;
+mod exact;
 mod exc;
 mod ext;
 mod ffi;
@@ -18,6 +19,7 @@ mod json;
 mod limits;
 mod opt;
 mod packer;
+mod registry;
 mod ser;
 mod unpacker;
 
@@ -28,35 +30,47 @@ use opt::OptError;
 
 /// Packs `obj` as MessagePack.
 #[pyfunction]
-#[pyo3(signature = (obj, /, default=None, option=None))]
+#[pyo3(signature = (obj, /, default=None, option=None, *, registry=None))]
 fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
+    registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = parse_pack_option(option, "packb")?;
-    ser::packb(py, obj, default, opts)
+    let registry = registry::table_of(registry)?;
+    ser::packb(py, obj, (default, registry), opts)
 }
 
 /// Packs `obj` as `packb` does and writes the bytes to `fp` with one call of `fp.write`.
 #[pyfunction]
-#[pyo3(signature = (obj, fp, /, default=None, option=None))]
+#[pyo3(signature = (obj, fp, /, default=None, option=None, *, registry=None))]
 fn pack<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     fp: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
+    registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<()> {
     let opts = parse_pack_option(option, "pack")?;
+    let registry = registry::table_of(registry)?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
         .getattr(pyo3::intern!(py, "write"))
         .map_err(|cause| no_write_method(fp, cause))?;
-    let bytes = ser::packb(py, obj, default, opts)?;
+    let bytes = ser::packb(py, obj, (default, registry), opts)?;
     write.call1((bytes,))?;
     Ok(())
+}
+
+#[cold]
+fn exact_with_json_compat(func: &str) -> PyErr {
+    MsgpackEncodeError::new_err(format!(
+        "invalid option: OPT_EXACT and OPT_JSON_COMPAT cannot be combined in {func} (JSON has no \
+         extension types)"
+    ))
 }
 
 #[cold]
@@ -80,9 +94,13 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
 /// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
 #[inline(always)]
 fn parse_pack_option(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<opt::Opt> {
-    opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
+    let opts = opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
         OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
-    })
+    })?;
+    if opts & opt::EXACT != 0 && opts & opt::JSON_COMPAT != 0 {
+        return Err(exact_with_json_compat(func));
+    }
+    Ok(opts)
 }
 
 /// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)`, in the module's
@@ -94,7 +112,7 @@ static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
         fastcall_cfunction_with_keywords,
         unpackb_fast
     ),
-    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)\n--\n\n\
+    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, registry=None)\n--\n\n\
       Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview; with \
       `type`, into that type (checked as it is read).\0",
 );
@@ -118,9 +136,11 @@ unsafe fn unpackb_fast(
         pyo3::intern!(py, "option"),
         pyo3::intern!(py, "type"),
         pyo3::intern!(py, "dec_hook"),
+        pyo3::intern!(py, "registry"),
     ];
-    let [ext_hook, option, tp, dec_hook] = call.keywords(py, "unpackb", names)?;
+    let [ext_hook, option, tp, dec_hook, registry] = call.keywords(py, "unpackb", names)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
+    let registry = registry::table_of(registry.as_deref())?;
     let what = "unpackb() argument";
     let value = match tp {
         Some(tp) => de::unpackb_typed(
@@ -132,6 +152,9 @@ unsafe fn unpackb_fast(
             &tp,
             dec_hook.as_deref(),
         )?,
+        None if registry.is_some() || opts & opt::EXACT != 0 => {
+            de::unpackb_exact(py, &data, ext_hook.as_deref(), opts, what, registry)?
+        }
         None => de::unpackb(py, &data, ext_hook.as_deref(), opts, what)?,
     };
     Ok(value.into_ptr())
@@ -139,7 +162,8 @@ unsafe fn unpackb_fast(
 
 /// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
 #[pyfunction]
-#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None))]
+#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None, registry=None))]
+#[allow(clippy::too_many_arguments)]
 fn unpack<'py>(
     py: Python<'py>,
     fp: &Bound<'py, PyAny>,
@@ -147,14 +171,19 @@ fn unpack<'py>(
     option: Option<&Bound<'py, PyAny>>,
     r#type: Option<&Bound<'py, PyAny>>,
     dec_hook: Option<&Bound<'py, PyAny>>,
+    registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
+    let registry = registry::table_of(registry)?;
     let data = fp.call_method0("read")?;
     let what = "what unpack()'s fp.read() returns";
     match r#type {
         Some(tp) if !tp.is_none() => {
             let dec_hook = dec_hook.filter(|h| !h.is_none());
             de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook)
+        }
+        _ if registry.is_some() || opts & opt::EXACT != 0 => {
+            de::unpackb_exact(py, &data, ext_hook, opts, what, registry)
         }
         _ => de::unpackb(py, &data, ext_hook, opts, what),
     }
@@ -221,6 +250,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ext::Ext>()?;
     m.add_class::<fragment::Fragment>()?;
     m.add_class::<packer::Packer>()?;
+    m.add_class::<registry::Registry>()?;
     m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;

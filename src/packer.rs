@@ -30,6 +30,8 @@ const START: usize = ffi::SCRATCH_LEN;
 pub struct Packer {
     default: Option<Py<PyAny>>,
     opts: Opt,
+    /// The table of the `registry` given, taken when the Packer was made.
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
     /// Where the next `pack` output starts, from the size of the last one.
     next_start: usize,
     /// Where each `pack_into` message is written: only its capacity is used, its length
@@ -40,12 +42,14 @@ pub struct Packer {
 #[pymethods]
 impl Packer {
     #[new]
-    #[pyo3(signature = (*, default=None, option=None))]
+    #[pyo3(signature = (*, default=None, option=None, registry=None))]
     fn py_new(
         default: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
+        registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
         let opts = crate::parse_pack_option(option, "Packer")?;
+        let registry = crate::registry::table_of(registry)?;
         let default = match default {
             Some(d) if d.is_none() => None,
             Some(d) if !d.is_callable() => {
@@ -59,6 +63,7 @@ impl Packer {
         Ok(Packer {
             default,
             opts,
+            registry,
             next_start: 0,
             buf: Vec::with_capacity(START),
         })
@@ -71,7 +76,13 @@ impl Packer {
         let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
         // Held for the call: `default` may run code that drops other references to itself.
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
-        let (out, len) = ser::pack_sized(py, obj, default.as_ref(), this.opts, this.next_start)?;
+        let (out, len) = ser::pack_sized(
+            py,
+            obj,
+            (default.as_ref(), this.registry.clone()),
+            this.opts,
+            this.next_start,
+        )?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
     }
@@ -106,11 +117,16 @@ impl Packer {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.default)
+        visit.call(&self.default)?;
+        if let Some(table) = &self.registry {
+            table.traverse(&visit)?;
+        }
+        Ok(())
     }
 
     fn __clear__(&mut self) {
         self.default = None;
+        self.registry = None;
     }
 }
 
@@ -127,12 +143,19 @@ impl Packer {
         let default = self.default.as_ref().map(|d| d.bind(py).clone());
         let mut outgrown = 0;
         let buf = self.buf.spare_capacity_mut();
-        let result = ser::pack_in(py, obj, default.as_ref(), self.opts, buf, |writer| {
-            if writer.outgrew_buffer() {
-                outgrown = writer.written().len();
-            }
-            done(writer)
-        });
+        let result = ser::pack_in(
+            py,
+            obj,
+            (default.as_ref(), self.registry.clone()),
+            self.opts,
+            buf,
+            |writer| {
+                if writer.outgrew_buffer() {
+                    outgrown = writer.written().len();
+                }
+                done(writer)
+            },
+        );
         if outgrown > 0 {
             self.keep_room_for(outgrown);
         }

@@ -53,6 +53,8 @@ pub struct Unpacker {
     broken: Option<(Py<pyo3::types::PyType>, String)>,
     /// `fastmsgpack.compat`'s `max_*_len` limits, checked as each item arrives.
     limits: Option<Limits>,
+    /// The table of the `registry` given, taken when the Unpacker was made.
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
 }
 
 /// The extent of a complete object in the buffer.
@@ -170,7 +172,8 @@ impl Unpacker {
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?
+            .with_registry(py, self.registry.clone())?;
         let Some(plan) = self.plan.as_ref().map(|p| p.bind(py).clone()) else {
             return self.next_with(py, hook.is_none(), |input, whole| {
                 if whole {
@@ -260,7 +263,7 @@ impl Unpacker {
     #[new]
     // max_buffer_size: 100 MiB.
     #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
-                        max_buffer_size=104857600, r#type=None, dec_hook=None))]
+                        max_buffer_size=104857600, r#type=None, dec_hook=None, registry=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -271,8 +274,10 @@ impl Unpacker {
         max_buffer_size: usize,
         r#type: Option<Bound<'_, PyAny>>,
         dec_hook: Option<Bound<'_, PyAny>>,
+        registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Unpacker> {
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
+        let registry = crate::registry::table_of(registry)?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
                 "read_size and max_buffer_size must be at least 1",
@@ -316,6 +321,7 @@ impl Unpacker {
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
             limits: None,
+            registry,
         })
     }
 
@@ -368,7 +374,11 @@ impl Unpacker {
         visit.call(&self.file)?;
         visit.call(&self.ext_hook)?;
         visit.call(&self.plan)?;
-        visit.call(&self.dec_hook)
+        visit.call(&self.dec_hook)?;
+        if let Some(table) = &self.registry {
+            table.traverse(&visit)?;
+        }
+        Ok(())
     }
 
     fn __clear__(&mut self) {
@@ -376,6 +386,7 @@ impl Unpacker {
         self.ext_hook = None;
         self.plan = None;
         self.dec_hook = None;
+        self.registry = None;
     }
 
     /// The item count of the array header next in the stream (`fastmsgpack.compat`).

@@ -3,6 +3,7 @@
 from fastmsgpack._fastmsgpack import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_EXACT,
     OPT_FORBID_UNKNOWN_FIELDS,
     OPT_INDENT_2,
     OPT_JSON_COMPAT,
@@ -30,6 +31,7 @@ from fastmsgpack._fastmsgpack import (
     MsgpackEncodeError,
     OutOfData,
     Packer,
+    Registry,
     Unpacker,
     ValidationError,
     __version__,
@@ -42,6 +44,7 @@ from fastmsgpack._fastmsgpack import (
 __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_EXACT",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
     "OPT_JSON_COMPAT",
@@ -69,6 +72,7 @@ __all__ = [
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
+    "Registry",
     "Unpacker",
     "ValidationError",
     "__version__",

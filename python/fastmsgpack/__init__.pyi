@@ -7,6 +7,7 @@ from typing_extensions import Buffer
 __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_EXACT",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
     "OPT_JSON_COMPAT",
@@ -34,6 +35,7 @@ __all__ = [
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
+    "Registry",
     "Unpacker",
     "ValidationError",
     "__version__",
@@ -47,6 +49,7 @@ __version__: str
 
 OPT_APPEND_NEWLINE: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_EXACT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
 OPT_JSON_COMPAT: int
@@ -96,6 +99,8 @@ def packb(
     /,
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> bytes: ...
 def pack(
     obj: Any,
@@ -103,6 +108,8 @@ def pack(
     /,
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> None:
     """Packs ``obj`` as ``packb`` does and writes the bytes with one call of ``fp.write``."""
 
@@ -112,7 +119,11 @@ class Packer:
     buffer kept between calls (up to 1 MiB)."""
 
     def __new__(
-        cls, *, default: Callable[[Any], Any] | None = None, option: int | None = None
+        cls,
+        *,
+        default: Callable[[Any], Any] | None = None,
+        option: int | None = None,
+        registry: Registry | None = None,
     ) -> Packer: ...
     def pack(self, obj: Any, /) -> bytes: ...
     def pack_into(self, obj: Any, buffer: bytearray, /, offset: int = 0) -> None: ...
@@ -126,6 +137,7 @@ def unpackb(
     option: int | None = None,
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
+    registry: Registry | None = None,
 ) -> _T: ...
 @overload
 def unpackb(
@@ -136,6 +148,7 @@ def unpackb(
     option: int | None = None,
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
+    registry: Registry | None = None,
 ) -> Any: ...
 @overload
 def unpack(
@@ -146,6 +159,7 @@ def unpack(
     option: int | None = None,
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
+    registry: Registry | None = None,
 ) -> _T: ...
 @overload
 def unpack(
@@ -156,6 +170,7 @@ def unpack(
     option: int | None = None,
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
+    registry: Registry | None = None,
 ) -> Any: ...
 
 @final
@@ -173,6 +188,7 @@ class Unpacker:
         max_buffer_size: int = 104857600,
         type: Any = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
+        registry: Registry | None = None,
     ) -> Unpacker: ...
     def feed(self, data: Buffer, /) -> None: ...
     def unpack(self) -> Any: ...
@@ -181,6 +197,23 @@ class Unpacker:
     def __iter__(self) -> Unpacker: ...
     def __next__(self) -> Any: ...
     def _next_raw(self) -> bytes | None: ...
+
+@final
+class Registry:
+    """The program's own classes, each with an extension code (0..127) and the functions that
+    turn an instance into a packable value and back; passed as ``registry=``."""
+
+    def __new__(cls) -> Registry: ...
+    def register(
+        self,
+        cls: type[_T],
+        code: int,
+        encode: Callable[[_T], Any],
+        decode: Callable[[Any], _T],
+    ) -> None: ...
+    def entries(self) -> list[tuple[type, int]]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, cls: object) -> bool: ...
 
 @final
 class Fragment:

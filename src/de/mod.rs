@@ -2,6 +2,7 @@
 
 pub mod compat;
 mod error;
+mod exact;
 mod ext;
 mod keycache;
 pub mod msgpack;
@@ -47,6 +48,25 @@ pub fn unpackb<'py>(
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
 }
 
+/// [`unpackb`] with `OPT_EXACT` or a registry: their extensions come back as the types they
+/// stand for.
+pub fn unpackb_exact<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    what: &str,
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut holder = None;
+    let input = input_of(py, data, &mut holder, what)?;
+    let source = data
+        .is_exact_instance_of::<PyBytes>()
+        .then(|| data.as_ptr());
+    let setup = Setup::new(py, opts, ext_hook, source)?.with_registry(py, registry)?;
+    decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
+}
+
 /// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
 /// fastmsgpack cannot build itself.
 pub fn unpackb_typed<'py>(
@@ -81,6 +101,8 @@ pub struct Setup {
     /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
     /// when raw arrays may view it in place.
     numpy: Option<(&'static Numpy, Option<Obj>)>,
+    /// With `OPT_EXACT` or a registry: what reading their extensions needs.
+    exact: Option<exact::Exact>,
 }
 
 impl Setup {
@@ -101,21 +123,43 @@ impl Setup {
         } else {
             None
         };
+        let exact = if opts & opt::EXACT != 0 {
+            Some(exact::Exact::new(py, true, None)?)
+        } else {
+            None
+        };
         Ok(Setup {
             opts,
             hook: ext_hook.map(|h| h.as_ptr()),
             timestamps,
             numpy,
+            exact,
         })
     }
 
+    /// The same set-up, reading the extensions of `registry` (a `Registry`'s table) too.
+    pub fn with_registry(
+        mut self,
+        py: Python<'_>,
+        registry: Option<std::sync::Arc<crate::registry::Table>>,
+    ) -> PyResult<Setup> {
+        if registry.is_some() {
+            self.exact = Some(exact::Exact::new(
+                py,
+                self.opts & opt::EXACT != 0,
+                registry,
+            )?);
+        }
+        Ok(self)
+    }
+
     fn decoder<'a>(
-        &self,
+        &'a self,
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
     ) -> Decoder<'a> {
-        Decoder::new(
+        let mut decoder = Decoder::new(
             py,
             input,
             self.opts,
@@ -123,7 +167,9 @@ impl Setup {
             self.timestamps,
             self.numpy,
             keys,
-        )
+        );
+        decoder.exact = self.exact.as_ref();
+        decoder
     }
 }
 

@@ -17,15 +17,17 @@ use crate::limits::MAX_DECODE_DEPTH;
 use crate::opt::{self, Opt};
 
 pub struct Decoder<'a> {
-    py: Python<'a>,
-    r: Reader<'a>,
+    pub(super) py: Python<'a>,
+    pub(super) r: Reader<'a>,
     opts: Opt,
     ext_hook: Option<Obj>,
     /// Set with `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
     timestamps: Option<&'static Known>,
     /// Set with `OPT_NUMPY_RAW`: numpy's handles, and the input object when it is `bytes`.
-    numpy: Option<(&'static Numpy, Option<Obj>)>,
+    pub(super) numpy: Option<(&'static Numpy, Option<Obj>)>,
     keys: Option<&'a mut KeyCache>,
+    /// Set with `OPT_EXACT` or a registry: the extensions read as the types they stand for.
+    pub(super) exact: Option<&'a super::exact::Exact>,
 }
 
 /// Turns a null result of a C-API constructor into the pending Python error.
@@ -52,6 +54,7 @@ impl<'a> Decoder<'a> {
             timestamps,
             numpy,
             keys,
+            exact: None,
         }
     }
 
@@ -84,7 +87,7 @@ impl<'a> Decoder<'a> {
 
     /// One value, whatever its type.
     #[inline(always)]
-    fn value(&mut self, depth: u32) -> DeResult<Owned> {
+    pub(super) fn value(&mut self, depth: u32) -> DeResult<Owned> {
         let start = self.r.pos;
         let token = token::next(&mut self.r, "value")?;
         self.build(token, depth, start)
@@ -107,7 +110,7 @@ impl<'a> Decoder<'a> {
                 Token::UInt(v) => made(ffi::new_u64(v)),
                 Token::F32(v) => made(ffi::new_f64(v as f64)),
                 Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
-                Token::Ext(tag, data) => self.ext(tag, data, start),
+                Token::Ext(tag, data) => self.ext(tag, data, depth, start),
             }
         }
     }
@@ -152,14 +155,19 @@ impl<'a> Decoder<'a> {
     }
 
     #[inline(never)]
-    fn ext(&mut self, tag: i8, data: &[u8], start: usize) -> DeResult<Owned> {
+    fn ext(&mut self, tag: i8, data: &'a [u8], depth: u32, start: usize) -> DeResult<Owned> {
+        if let Some(exact) = self.exact {
+            if let Some(value) = self.exact_ext(exact, tag, data, depth, start)? {
+                return Ok(value);
+            }
+        }
         ext::build(self.py, tag, data, self.ext_hook, self.timestamps, start)
     }
 
     /// Checks a container's depth, and that `n` elements of `min_size` bytes each can fit in
     /// what is left of the input, before anything is allocated for it.
     #[inline(always)]
-    fn container(
+    pub(super) fn container(
         &self,
         n: usize,
         min_size: usize,
@@ -234,7 +242,7 @@ impl<'a> Decoder<'a> {
     /// A map in msgpack-numpy's layout (`OPT_NUMPY_RAW`), as an ndarray or numpy scalar.
     #[cold]
     #[inline(never)]
-    fn numpy_map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+    pub(super) fn numpy_map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
         let mut raw = numpy::RawArray {
             nd: None,
             dtype: None,
@@ -302,7 +310,7 @@ impl<'a> Decoder<'a> {
 
     #[inline(never)]
     fn non_str_key(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
-        if self.opts & opt::NON_STR_KEYS == 0 {
+        if self.opts & (opt::NON_STR_KEYS | opt::EXACT) == 0 {
             let found = token.type_name();
             return Err(DeError::input(Kind::KeyNotStr { found }, start));
         }

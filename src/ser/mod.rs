@@ -34,11 +34,24 @@ pub struct Ctx {
     /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates):
     /// `fastmsgpack.compat`'s `unicode_errors`, other than "strict" and "replace".
     pub unicode_errors: Option<std::ffi::CString>,
+    /// The classes of the call's `Registry` (a table taken once per call), if any.
+    pub registry: Option<std::sync::Arc<crate::registry::Table>>,
+    /// With `OPT_EXACT`: the types and names it needs.
+    pub exact: Option<&'static ffi::ExactHandles>,
+    /// With `OPT_EXACT`: the last time zone met and its encoding.
+    pub tz_cache: per_type::exact::TzCache,
 }
+
+/// What the user passed besides the object and the options: `default` and a registry's table.
+pub type Hooks<'a, 'py> = (
+    Option<&'a Bound<'py, PyAny>>,
+    Option<std::sync::Arc<crate::registry::Table>>,
+);
 
 /// What stays the same for a whole call, looked up once.
 #[inline(always)]
-fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt) -> PyResult<Ctx> {
+fn context<'py>(py: Python<'py>, hooks: Hooks<'_, 'py>, opts: Opt) -> PyResult<Ctx> {
+    let (default, registry) = hooks;
     Ok(Ctx {
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
@@ -49,6 +62,9 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         known: Known::get(py)?,
         numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
             Numpy::get(py)?
+        } else if opts & opt::EXACT != 0 {
+            // Without numpy imported there is no numpy object to pack.
+            ffi::numpy_if_imported(py)?
         } else {
             None
         },
@@ -56,6 +72,13 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         last_lineage: obtype::LastLineage::default(),
         member_values: Default::default(),
         unicode_errors: None,
+        registry,
+        exact: if opts & opt::EXACT != 0 {
+            Some(ffi::ExactHandles::get(py)?)
+        } else {
+            None
+        },
+        tz_cache: Default::default(),
     })
 }
 
@@ -64,10 +87,10 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
 pub fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cx = context(py, default, opts)?;
+    let cx = context(py, hooks, opts)?;
     let mut scratch = ffi::scratch();
     // SAFETY: the GIL is held for the whole call (`py`), and `scratch` outlives the writer,
     // which `finish` consumes before this function returns.
@@ -81,11 +104,11 @@ pub fn packb<'py>(
 pub fn pack_sized<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
     start: usize,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let cx = context(py, default, opts)?;
+    let cx = context(py, hooks, opts)?;
     let mut scratch = ffi::scratch();
     let sized = if start > ffi::SCRATCH_LEN {
         // SAFETY: the GIL is held (`py`).
@@ -110,12 +133,12 @@ pub fn pack_sized<'py>(
 pub fn pack_in<'py, R>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
     buf: &mut [std::mem::MaybeUninit<u8>],
     done: impl FnOnce(BytesWriter) -> PyResult<R>,
 ) -> PyResult<R> {
-    let cx = context(py, default, opts)?;
+    let cx = context(py, hooks, opts)?;
     // SAFETY: the GIL is held for the whole call (`py`), and `buf` outlives the writer, which
     // `done` consumes (or which is dropped) before this function returns.
     let writer = unsafe { BytesWriter::in_buffer(buf) };
@@ -158,7 +181,7 @@ pub fn packb_compat<'py>(
     unicode_errors: Option<std::ffi::CString>,
     start: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cx = context(py, default, opts)?;
+    let mut cx = context(py, (default, None), opts)?;
     cx.unicode_errors = unicode_errors;
     let mut scratch = ffi::scratch();
     let writer = if start > ffi::SCRATCH_LEN {
@@ -183,7 +206,7 @@ pub fn json_dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cx = context(py, default, opts)?;
+    let cx = context(py, (default, None), opts)?;
     let mut scratch = ffi::scratch();
     // SAFETY: as in `packb`.
     let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
