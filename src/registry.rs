@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::ffi::{Obj, TypePtr};
@@ -17,8 +17,13 @@ use crate::ffi::{Obj, TypePtr};
 pub struct Entry {
     pub cls: Py<PyType>,
     pub code: i8,
+    /// The user's functions; for an Enum registered without them, the class itself (called
+    /// with a value its members' map lacks, for `_missing_`) and `None`.
     pub encode: Py<PyAny>,
     pub decode: Py<PyAny>,
+    /// An Enum registered without functions: its `_value2member_map_`. Members travel as their
+    /// values and come back by a lookup in it.
+    pub members: Option<Py<PyDict>>,
 }
 
 impl Entry {
@@ -61,6 +66,7 @@ impl Table {
             visit.call(&e.cls)?;
             visit.call(&e.encode)?;
             visit.call(&e.decode)?;
+            visit.call(&e.members)?;
         }
         Ok(())
     }
@@ -111,14 +117,15 @@ impl Registry {
 
     /// Registers `cls` under `code` (0..127): `packb` writes an instance `obj` of exactly `cls`
     /// as the extension `code` whose payload is `encode(obj)` packed, and `unpackb` gives back
-    /// `decode(value)` for that extension, `value` being the payload unpacked.
-    #[pyo3(signature = (cls, code, encode, decode))]
+    /// `decode(value)` for that extension, `value` being the payload unpacked. An Enum class
+    /// may be registered without the functions: its members travel as their values.
+    #[pyo3(signature = (cls, code, encode=None, decode=None))]
     fn register(
         &self,
         cls: &Bound<'_, PyAny>,
         code: &Bound<'_, PyAny>,
-        encode: &Bound<'_, PyAny>,
-        decode: &Bound<'_, PyAny>,
+        encode: Option<&Bound<'_, PyAny>>,
+        decode: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let py = cls.py();
         let Ok(cls) = cls.cast::<PyType>() else {
@@ -148,14 +155,37 @@ impl Registry {
                  extension types), not {code}"
             )));
         };
-        for (what, f) in [("encode", encode), ("decode", decode)] {
-            if !f.is_callable() {
-                let ty = f.get_type().name()?;
-                return Err(PyTypeError::new_err(format!(
-                    "Registry.register: {what} must be callable, not {ty}"
-                )));
+        let (encode, decode, members) = match (encode, decode) {
+            (Some(encode), Some(decode)) => {
+                for (what, f) in [("encode", encode), ("decode", decode)] {
+                    if !f.is_callable() {
+                        let ty = f.get_type().name()?;
+                        return Err(PyTypeError::new_err(format!(
+                            "Registry.register: {what} must be callable, not {ty}"
+                        )));
+                    }
+                }
+                (encode.clone().unbind(), decode.clone().unbind(), None)
             }
-        }
+            (None, None) => {
+                let enum_base = py.import("enum")?.getattr("Enum")?;
+                if !cls.is_subclass(&enum_base)? {
+                    return Err(PyTypeError::new_err(format!(
+                        "Registry.register: {} needs encode and decode (only an Enum class can \
+                         go without them)",
+                        cls.name()?
+                    )));
+                }
+                let members = cls.getattr("_value2member_map_")?.cast_into::<PyDict>()?;
+                let cls_any = cls.clone().into_any().unbind();
+                (cls_any.clone_ref(py), cls_any, Some(members.unbind()))
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "Registry.register: give both encode and decode, or neither (for an Enum)",
+                ))
+            }
+        };
         let mut guard = self
             .table
             .write()
@@ -181,14 +211,16 @@ impl Registry {
                 code: e.code,
                 encode: e.encode.clone_ref(py),
                 decode: e.decode.clone_ref(py),
+                members: e.members.as_ref().map(|m| m.clone_ref(py)),
             })
             .collect();
         let mut by_code = old.by_code.clone();
         entries.push(Entry {
             cls: cls.clone().unbind(),
             code,
-            encode: encode.clone().unbind(),
-            decode: decode.clone().unbind(),
+            encode,
+            decode,
+            members,
         });
         by_code[code as usize] = entries.len() as u16;
         *guard = Arc::new(Table { entries, by_code });

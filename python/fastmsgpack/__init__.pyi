@@ -208,8 +208,8 @@ class Registry:
         self,
         cls: type[_T],
         code: int,
-        encode: Callable[[_T], Any],
-        decode: Callable[[Any], _T],
+        encode: Callable[[_T], Any] | None = None,
+        decode: Callable[[Any], _T] | None = None,
     ) -> None: ...
     def entries(self) -> list[tuple[type, int]]: ...
     def __len__(self) -> int: ...

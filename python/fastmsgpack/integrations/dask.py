@@ -8,21 +8,25 @@ it first: ``Client(serializers=["fastmsgpack", "dask", "pickle"], deserializers=
 As a preload it also makes the worker's own connections, to other workers, ask for the family
 first (:func:`dask_setup`), so data moved between worker processes travels as fastmsgpack.
 
-The family carries exactly what comes back the same, and refuses the rest, so that Dask hands
-it to the next family in the list:
+The family carries exactly what comes back the same (``OPT_EXACT``, doc/exact.md), and refuses
+the rest, so that Dask hands it to the next family in the list:
 
-- ``None``, ``bool``, ``int`` (64-bit range), ``float``, ``str``, ``bytes`` (``bytearray`` and
-  ``memoryview`` arrive as ``bytes``), ``list``, ``tuple`` (arriving as a tuple, not a list) and
-  ``dict`` with ``str`` keys;
+- ``None``, ``bool``, ``int`` (any size up to 4096 bytes), ``float``, ``complex``, ``str``,
+  ``bytes``, ``bytearray`` (``memoryview`` arrives as ``bytes``), ``list``, ``tuple``, ``set``,
+  ``frozenset`` and ``dict`` with keys of any of these types;
+- ``datetime`` (naive, UTC, fixed offsets and ``ZoneInfo`` zones), ``date``, ``time``,
+  ``timedelta``, ``UUID`` and ``Decimal``, each arriving as itself;
 - numpy arrays of any dtype without Python objects: the array's memory is a separate frame, sent
   without a copy when the array is C-contiguous; it arrives as a writeable array of the same
   dtype (byte order included) and shape;
-- numpy scalars (``numpy.int32(5)``), arriving as numpy scalars of their dtype.
+- numpy scalars (``numpy.int32(5)``, ``numpy.float64(1.5)``), arriving as numpy scalars of their
+  dtype.
 
-Anything else (datetimes, UUIDs, dataclasses, enum members, subclasses of builtin types,
-integers beyond 64 bits, dicts with other keys, object arrays) makes the whole value go to the
-next family. Two types are not refused, because fastmsgpack packs them without asking: sets and
-frozensets arrive as lists, and ``Decimal`` as its string.
+Anything else (dataclasses, enum members, other subclasses of builtin types, datetimes in other
+``tzinfo`` classes, object arrays) makes the whole value go to the next family.
+
+Frames written by earlier versions (which wrote tuples as the family's own extension 1) are read
+as before.
 """
 
 from __future__ import annotations
@@ -32,15 +36,15 @@ import sys
 from typing import Any
 
 from fastmsgpack import (
-    OPT_PASSTHROUGH_BIG_INT,
+    OPT_EXACT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
     OPT_PASSTHROUGH_ENUM,
     OPT_PASSTHROUGH_SUBCLASS,
-    OPT_PASSTHROUGH_TUPLE,
     OPT_PASSTHROUGH_UUID,
     Ext,
     MsgpackEncodeError,
+    Registry,
     packb,
     unpackb,
 )
@@ -53,45 +57,62 @@ NAME = "fastmsgpack"
 #: in order of preference; also a good ``serializers`` list for the ``Client``.
 SERIALIZERS = [NAME, "dask", "pickle"]
 
-# Everything fastmsgpack would otherwise turn into another type goes to `default` instead.
+# The exact types as themselves; everything fastmsgpack would otherwise turn into another type
+# (subclasses, enum members, dataclasses) goes to `default` instead, which refuses it.
 _OPTIONS = (
-    OPT_PASSTHROUGH_BIG_INT
+    OPT_EXACT
     | OPT_PASSTHROUGH_DATACLASS
     | OPT_PASSTHROUGH_DATETIME
     | OPT_PASSTHROUGH_ENUM
     | OPT_PASSTHROUGH_SUBCLASS
-    | OPT_PASSTHROUGH_TUPLE
     | OPT_PASSTHROUGH_UUID
 )
 
 # Extension types, private to this family (only its own `loads` reads them).
-_TUPLE = 1  # data: the items, packed as an array
-_ARRAY = 2  # data: [frame index, dtype.str, shape]; the memory is frames[frame index]
-_SCALAR = 3  # data: [dtype.str, the value's bytes]
+_TUPLE = 1  # earlier versions' tuples: the items, packed as an array
+_ARRAY = 2  # [frame index, dtype.str, shape]; the memory is frames[frame index]
+_SCALAR = 3  # [dtype.str, the value's bytes]: numpy scalars that subclass float, str or bytes
 
 
 class _Refused(Exception):
     """A value this family does not carry."""
 
 
-def _packer(frames: list[Any]) -> Any:
-    def default(obj: Any) -> Any:
-        if type(obj) is tuple:
-            return Ext(_TUPLE, packb(list(obj), default=default, option=_OPTIONS))
-        numpy = sys.modules.get("numpy")
-        if numpy is not None:
-            if type(obj) is numpy.ndarray and not obj.dtype.hasobject:
-                # A flat uint8 view of the memory (a view, not a copy, when the array is
-                # C-contiguous): memoryview refuses some dtypes (datetime64) but not uint8.
-                flat = numpy.ascontiguousarray(obj).reshape(-1).view(numpy.uint8)
-                frames.append(memoryview(flat))
-                shape = list(obj.shape)
-                return Ext(_ARRAY, packb([len(frames) - 1, obj.dtype.str, shape]))
-            if isinstance(obj, numpy.generic) and not obj.dtype.hasobject:
-                return Ext(_SCALAR, packb([obj.dtype.str, obj.tobytes()]))
-        raise _Refused
+def _default(obj: Any) -> Any:
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(obj, numpy.generic) and not obj.dtype.hasobject:
+        return Ext(_SCALAR, packb([obj.dtype.str, obj.tobytes()]))
+    raise _Refused
 
-    return default
+
+def _registry(frames: list[Any]) -> Registry | None:
+    """numpy arrays as frames of their own, by their class, before the exact types."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+
+    def encode(obj: Any) -> Any:
+        if obj.dtype.hasobject:
+            raise _Refused
+        # A flat uint8 view of the memory (a view, not a copy, when the array is C-contiguous):
+        # memoryview refuses some dtypes (datetime64) but not uint8.
+        flat = numpy.ascontiguousarray(obj).reshape(-1).view(numpy.uint8)
+        frames.append(memoryview(flat))
+        return [len(frames) - 1, obj.dtype.str, list(obj.shape)]
+
+    registry = Registry()
+    registry.register(numpy.ndarray, _ARRAY, encode, lambda fields: _array(frames, fields))
+    return registry
+
+
+def _array(frames: list[Any], fields: Any) -> Any:
+    """The array of an `_ARRAY` extension: [frame index, dtype.str, shape]."""
+    numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
+    index, dtype, shape = fields
+    frame = memoryview(frames[index])
+    if frame.readonly:
+        frame = memoryview(bytearray(frame))
+    return numpy.frombuffer(frame, dtype=numpy.dtype(dtype)).reshape(shape)
 
 
 def dumps(x: Any, context: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Any]]:
@@ -100,31 +121,27 @@ def dumps(x: Any, context: dict[str, Any] | None = None) -> tuple[dict[str, Any]
     Dask try the next family."""
     frames: list[Any] = [b""]
     try:
-        frames[0] = packb(x, default=_packer(frames), option=_OPTIONS)
+        frames[0] = packb(x, default=_default, option=_OPTIONS, registry=_registry(frames))
     except (MsgpackEncodeError, _Refused) as exc:
         raise NotImplementedError(f"fastmsgpack does not carry this value exactly: {exc}") from exc
     return {"serializer": NAME}, frames
 
 
 def loads(header: dict[str, Any], frames: list[Any]) -> Any:
-    """Deserialize what :func:`dumps` made."""
+    """Deserialize what :func:`dumps` made (or an earlier version's ``dumps``)."""
 
     def ext_hook(tag: int, data: bytes) -> Any:
         if tag == _TUPLE:
             return tuple(unpackb(data, ext_hook=ext_hook))
+        if tag == _ARRAY:  # when numpy was not imported yet, there was no registry
+            return _array(frames, unpackb(data))
         numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
-        if tag == _ARRAY:
-            index, dtype, shape = unpackb(data)
-            frame = memoryview(frames[index])
-            if frame.readonly:
-                frame = memoryview(bytearray(frame))
-            return numpy.frombuffer(frame, dtype=numpy.dtype(dtype)).reshape(shape)
         if tag == _SCALAR:
             dtype, raw = unpackb(data)
             return numpy.frombuffer(raw, dtype=numpy.dtype(dtype))[0]
         raise ValueError(f"unknown extension type {tag} in a fastmsgpack Dask frame")
 
-    return unpackb(frames[0], ext_hook=ext_hook)
+    return unpackb(frames[0], option=OPT_EXACT, ext_hook=ext_hook, registry=_registry(frames))
 
 
 def register() -> None:

@@ -23,6 +23,10 @@ pub struct Exact {
     pub known: &'static Known,
     pub handles: &'static ExactHandles,
     pub registry: Option<Arc<Table>>,
+    /// The last time zone read and the suffix it was read from: the datetimes of one message
+    /// usually share one, and building it again costs a timedelta and a timezone (or a
+    /// `ZoneInfo` call).
+    pub(super) last_zone: std::cell::Cell<Option<(Vec<u8>, Owned)>>,
 }
 
 impl Exact {
@@ -32,6 +36,7 @@ impl Exact {
             known: Known::get(py)?,
             handles: ExactHandles::get(py)?,
             registry,
+            last_zone: std::cell::Cell::new(None),
         })
     }
 }
@@ -54,14 +59,19 @@ pub(super) fn bad(code: i8, why: impl Into<String>, start: usize) -> DeError {
 /// A payload Python refused (a field out of range, an unknown zone): its message says why.
 #[cold]
 pub(super) fn refused(code: i8, cause: PyErr, start: usize) -> DeError {
+    bad(code, cause_text(cause), start)
+}
+
+/// What an exception says (`str(exc)`).
+#[cold]
+pub(super) fn cause_text(cause: PyErr) -> String {
     // SAFETY: errors are only built while attached.
     let py = unsafe { Python::assume_attached() };
-    let why = cause
+    cause
         .value(py)
         .str()
         .map(|s| s.to_string())
-        .unwrap_or_else(|_| "refused".to_owned());
-    bad(code, why, start)
+        .unwrap_or_else(|_| "refused".to_owned())
 }
 
 impl<'a> Decoder<'a> {
@@ -77,6 +87,17 @@ impl<'a> Decoder<'a> {
     ) -> DeResult<Option<Owned>> {
         if let Some(entry) = exact.registry.as_ref().and_then(|t| t.by_code(tag)) {
             let value = self.payload_value(tag, data, depth, start)?;
+            if let Some(members) = &entry.members {
+                // SAFETY: attached; the map is held by the table, and the member found is
+                // taken at once.
+                let found = unsafe {
+                    ffi::dict_get(members.as_ptr(), value.as_ptr())
+                        .map(|member| Owned::from_borrowed(member))
+                };
+                if let Some(member) = found {
+                    return Ok(Some(member));
+                }
+            }
             // SAFETY: attached; the table (held by the call) holds `decode`.
             let built =
                 unsafe { ffi::call1(entry.decode.as_ptr(), value.as_ptr()) }.map_err(|cause| {
@@ -202,7 +223,12 @@ impl<'a> Decoder<'a> {
                     let at = d.r.pos;
                     let item = d.value(depth + 2)?;
                     ffi::set_add(&set, &item).map_err(|cause| {
-                        DeError::callback("set item could not be hashed", at, cause)
+                        let why = cause_text(cause);
+                        bad(
+                            tag,
+                            format!("the item at byte offset {at} is unhashable ({why})"),
+                            start,
+                        )
                     })?;
                 }
                 Ok(set)

@@ -1,8 +1,6 @@
 //! `datetime`, `date`, `time` and `timedelta` from their fields and time zone suffix.
 
-use pyo3::prelude::*;
-
-use super::{bad, refused, Exact};
+use super::{bad, cause_text, refused, Exact};
 use crate::de::error::DeError;
 use crate::de::reader::DeResult;
 use crate::exact::{self as code, tz};
@@ -10,6 +8,38 @@ use crate::ffi::{self, Owned};
 
 /// The time zone of `suffix`: `None` (naive) when it is empty.
 fn zone(exact: &Exact, tag: i8, suffix: &[u8], start: usize) -> DeResult<Option<Owned>> {
+    match suffix.first() {
+        None => return Ok(None),
+        // SAFETY: attached; the UTC singleton lives as long as the interpreter.
+        Some(&tz::UTC) if suffix.len() == 1 => {
+            return Ok(Some(unsafe { Owned::from_borrowed(exact.known.utc) }))
+        }
+        _ => {}
+    }
+    let last = exact.last_zone.take();
+    if let Some((key, zone)) = &last {
+        if key.as_slice() == suffix {
+            // SAFETY: attached; `zone` is held by the cache.
+            let found = unsafe { Owned::from_borrowed(zone.as_ptr()) };
+            exact.last_zone.set(last);
+            return Ok(Some(found));
+        }
+    }
+    let made = new_zone(exact, tag, suffix, start)?;
+    if let Some(zone) = &made {
+        // SAFETY: attached; `zone` is live.
+        let held = unsafe { Owned::from_borrowed(zone.as_ptr()) };
+        exact.last_zone.set(Some((suffix.to_vec(), held)));
+    }
+    // The replaced zone (if any) is released here: a timezone or a ZoneInfo, whose release runs
+    // no code of the data's choosing.
+    drop(last);
+    Ok(made)
+}
+
+/// The time zone of a non-empty `suffix`, made anew.
+#[cold]
+fn new_zone(exact: &Exact, tag: i8, suffix: &[u8], start: usize) -> DeResult<Option<Owned>> {
     let Some((&kind, rest)) = suffix.split_first() else {
         return Ok(None);
     };
@@ -73,15 +103,12 @@ fn zone(exact: &Exact, tag: i8, suffix: &[u8], start: usize) -> DeResult<Option<
                 let key =
                     ffi::new_ascii_str(rest).ok_or_else(|| DeError::python(ffi::fetch_error()))?;
                 let zone = ffi::call1(exact.handles.zoneinfo, key.as_ptr()).map_err(|cause| {
-                    let why = format!("unknown zone key {:?}", String::from_utf8_lossy(rest));
-                    // SAFETY: attached.
-                    let py = Python::assume_attached();
-                    let detail = cause
-                        .value(py)
-                        .str()
-                        .map(|s| s.to_string())
-                        .unwrap_or_default();
-                    bad(tag, format!("{why} ({detail})"), start)
+                    let key = String::from_utf8_lossy(rest);
+                    bad(
+                        tag,
+                        format!("unknown zone key {key:?} ({})", cause_text(cause)),
+                        start,
+                    )
                 })?;
                 Ok(Some(zone))
             }

@@ -6,7 +6,7 @@ use crate::error::Res;
 use crate::exc::MsgpackEncodeError;
 use crate::ffi::{self, Obj, Owned};
 use crate::ser::state::State;
-use crate::ser::{dispatch, error, Ctx};
+use crate::ser::{dispatch, error, per_type, Ctx};
 
 /// # Safety
 /// `obj` is live, of a type the call's registry holds; the GIL is held.
@@ -20,6 +20,14 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
     };
     // An encoder returning an instance of its own class recurses: counted as `default` is.
     let st = st.enter_default()?;
+    if entry.members.is_some() {
+        // An Enum registered without functions: the member's value.
+        // SAFETY: forwarded from the caller: `obj` is an instance of the Enum class.
+        let value = unsafe { per_type::enums::member_value(obj, cx)? };
+        let mark = e.ext_begin()?;
+        dispatch::write(value.as_ptr(), st, cx, e)?;
+        return e.ext_end(mark, entry.code);
+    }
     // The call runs Python code, which could free `obj` by emptying its container.
     // SAFETY: forwarded from the caller.
     let obj = unsafe { Owned::from_borrowed(obj) };

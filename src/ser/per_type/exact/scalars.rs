@@ -15,8 +15,8 @@ fn refused(msg: String) -> crate::error::Error {
     MsgpackEncodeError::new_err(msg).into()
 }
 
-/// An `int` outside 64 bits: its big-endian two's complement, in as few bytes as hold its
-/// sign, up to [`code::MAX_BIG_INT_BYTES`].
+/// An `int` outside 64 bits: its big-endian two's complement, in as few bytes as hold it and its
+/// sign (`(n if n >= 0 else ~n).bit_length() // 8 + 1`), up to [`code::MAX_BIG_INT_BYTES`].
 ///
 /// # Safety
 /// `obj` is a live int; the GIL is held.
@@ -26,8 +26,17 @@ pub unsafe fn write_big_int<E: Emitter>(obj: Obj, e: &mut E) -> Res {
     let py = unsafe { Python::assume_attached() };
     // SAFETY: as above.
     let int = unsafe { Borrowed::from_ptr(py, obj) };
-    let bits: usize = int
-        .call_method0(pyo3::intern!(py, "bit_length"))
+    // A negative n takes the bits of ~n (= -n - 1) and a sign bit: -2**15 fits 2 bytes.
+    let negative = int
+        .lt(0)
+        .map_err(|c| error::attribute_failed("int comparison raised", c))?;
+    let magnitude = if negative {
+        int.call_method0(pyo3::intern!(py, "__invert__"))
+    } else {
+        Ok(int.to_owned())
+    };
+    let bits: usize = magnitude
+        .and_then(|m| m.call_method0(pyo3::intern!(py, "bit_length")))
         .and_then(|b| b.extract())
         .map_err(|c| error::attribute_failed("int.bit_length() raised", c))?;
     let len = bits / 8 + 1;
