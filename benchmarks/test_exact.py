@@ -21,7 +21,6 @@ with ormsgpack; unpacked by ``registry=`` and by an ``ext_hook`` that tests the 
 from __future__ import annotations
 
 import datetime
-import enum
 import pickle
 import uuid
 from collections.abc import Callable
@@ -104,7 +103,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, datetime.datetime):
-        return a == b and a.utcoffset() == b.utcoffset()
+        return bool(a == b and a.utcoffset() == b.utcoffset())
     return bool(a == b)
 
 
@@ -141,7 +140,11 @@ class Point:
         self.x, self.y = x, y
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and (self.x, self.y) == (other.x, other.y)  # type: ignore[attr-defined]
+        return (
+            isinstance(other, Point)
+            and type(other) is type(self)
+            and (self.x, self.y) == (other.x, other.y)
+        )
 
 
 class Span(Point):
@@ -162,11 +165,23 @@ class Weight(Point):
 
 CLASSES: tuple[type[Point], ...] = (Point, Span, Money, Version, Weight)
 CLASS_REGISTRY = fastmsgpack.Registry()
+
+
+def _encode_point(o: Point) -> list[float]:
+    return [o.x, o.y]
+
+
+def _decoder(cls: type[Point]) -> Callable[[list[float]], Point]:
+    return lambda v: cls(*v)
+
+
 for _code, _cls in enumerate(CLASSES, start=1):
-    CLASS_REGISTRY.register(_cls, _code, lambda o: [o.x, o.y], lambda v, c=_cls: c(*v))
+    CLASS_REGISTRY.register(_cls, _code, _encode_point, _decoder(_cls))
 
 
-def _chain_default(obj: Any, ext: Callable[[int, bytes], Any], packb: Callable[[Any], bytes]) -> Any:
+def _chain_default(
+    obj: Any, ext: Callable[[int, bytes], Any], packb: Callable[[Any], bytes]
+) -> Any:
     # The order of the classes is the chain's: the last one takes five tests.
     if isinstance(obj, Weight):
         return ext(5, packb([obj.x, obj.y]))

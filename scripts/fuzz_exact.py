@@ -38,7 +38,7 @@ def same_exact(a: Any, b: Any) -> bool:
     if isinstance(a, complex):
         return struct.pack(">dd", a.real, a.imag) == struct.pack(">dd", b.real, b.imag)
     if isinstance(a, decimal.Decimal):
-        return a.as_tuple() == b.as_tuple()
+        return bool(a.as_tuple() == b.as_tuple())
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(same_exact(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, set | frozenset):
@@ -68,7 +68,7 @@ def same_zone(a: datetime.tzinfo | None, b: datetime.tzinfo | None) -> bool:
         return False
     if isinstance(a, datetime.timezone):
         assert isinstance(b, datetime.timezone)
-        return a.__getinitargs__() == b.__getinitargs__()  # type: ignore[attr-defined]
+        return bool(a.__getinitargs__() == b.__getinitargs__())  # type: ignore[attr-defined]
     return a is b
 
 

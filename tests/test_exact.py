@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import math
 import re
 import uuid
-from importlib import resources
-from pathlib import Path
 import zoneinfo
 from decimal import Decimal
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -40,21 +41,23 @@ def same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return list(a) == list(b) and all(same(k, kb) for k, kb in zip(a, b, strict=True)) and all(
-            same(a[k], b[k]) for k in a
+        return (
+            list(a) == list(b)
+            and all(same(k, kb) for k, kb in zip(a, b, strict=True))
+            and all(same(a[k], b[k]) for k in a)
         )
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, set | frozenset):
         return a == b and {type(x) for x in a} == {type(x) for x in b}
     if isinstance(a, dt.datetime | dt.time):
-        return repr(a) == repr(b) and a.fold == b.fold and a.tzinfo == b.tzinfo
+        return bool(repr(a) == repr(b) and a.fold == b.fold and a.tzinfo == b.tzinfo)
     if isinstance(a, Decimal):
-        return a.as_tuple() == b.as_tuple()
-    if isinstance(a, float) and a != a:
-        return b != b
+        return bool(a.as_tuple() == b.as_tuple())
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
     if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        return bool(a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes())
     return bool(a == b)
 
 
@@ -144,7 +147,7 @@ WIRE: list[tuple[Any, bytes]] = [
     (frozenset({7}), b"\xd5\x82\x91\x07"),
     (2**64, b"\xc7\x09\x83\x01" + bytes(8)),
     (-(2**63) - 1, b"\xc7\x09\x83\xff\x7f" + b"\xff" * 7),
-    (1 + 2j, b"\xd8\x84" + bytes.fromhex("3ff0000000000000" "4000000000000000")),
+    (1 + 2j, b"\xd8\x84" + bytes.fromhex("3ff00000000000004000000000000000")),
     (
         dt.datetime(2024, 5, 17, 12, 30, 45, 123456),
         b"\xc7\x0c\x85\x07\xe8\x05\x11\x0c\x1e\x2d\x00\x00\x01\xe2\x40",
@@ -155,7 +158,9 @@ WIRE: list[tuple[Any, bytes]] = [
     ),
     (
         dt.datetime(2024, 5, 17, tzinfo=dt.timezone(dt.timedelta(hours=-1))),
-        b"\xc7\x15\x85\x07\xe8\x05\x11" + bytes(8) + b"\x01"
+        b"\xc7\x15\x85\x07\xe8\x05\x11"
+        + bytes(8)
+        + b"\x01"
         + (-3_600_000_000).to_bytes(8, "big", signed=True),
     ),
     (dt.date(2024, 5, 17), b"\xd6\x86\x07\xe8\x05\x11"),
@@ -209,7 +214,12 @@ def test_subclasses_are_packed_as_without_the_option() -> None:
     class MyDate(dt.date):
         pass
 
-    assert fastmsgpack.unpackb(fastmsgpack.packb(MyDate(2024, 1, 2), option=OPT_EXACT), option=OPT_EXACT) == "2024-01-02"
+    assert (
+        fastmsgpack.unpackb(
+            fastmsgpack.packb(MyDate(2024, 1, 2), option=OPT_EXACT), option=OPT_EXACT
+        )
+        == "2024-01-02"
+    )
     with pytest.raises(MsgpackEncodeError):
         fastmsgpack.packb(MyTuple((1,)), option=OPT_EXACT)
 
@@ -286,6 +296,9 @@ def test_other_tzinfo_classes_are_refused_by_name() -> None:
 
         def dst(self, d: dt.datetime | None) -> dt.timedelta:
             return dt.timedelta(0)
+
+        def tzname(self, d: dt.datetime | None) -> str:
+            return "FIXED"
 
     with pytest.raises(MsgpackEncodeError, match="not .*Fixed.*zoneinfo.ZoneInfo"):
         fastmsgpack.packb(dt.datetime(2024, 1, 1, tzinfo=Fixed()), option=OPT_EXACT)

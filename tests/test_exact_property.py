@@ -73,9 +73,7 @@ decimals = st.one_of(
 )
 numpy_values = st.one_of(
     hnp.arrays(
-        st.sampled_from(["<i4", ">i2", "<f8", "|b1", "<c16", "<U3", "|S2", "<M8[s]"]).map(
-            np.dtype
-        ),
+        st.sampled_from(["<i4", ">i2", "<f8", "|b1", "<c16", "<U3", "|S2", "<M8[s]"]).map(np.dtype),
         hnp.array_shapes(min_dims=0, max_dims=3, max_side=4),
     ),
     st.sampled_from([np.float32(1.5), np.int8(-3), np.uint64(2**64 - 1), np.bool_(True)]),

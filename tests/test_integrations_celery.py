@@ -180,9 +180,9 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, datetime.datetime | datetime.time):
-        return a == b and a.utcoffset() == b.utcoffset() and a.tzname() == b.tzname()
+        return bool(a == b and a.utcoffset() == b.utcoffset() and a.tzname() == b.tzname())
     if isinstance(a, decimal.Decimal):
-        return a.as_tuple() == b.as_tuple()
+        return bool(a.as_tuple() == b.as_tuple())
     return bool(a == b)
 
 
