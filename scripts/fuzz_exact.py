@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import fastmsgpack
-from fastmsgpack import OPT_EXACT, Ext, MsgpackDecodeError, Unpacker
+from fastmsgpack import OPT_EXACT, Ext, MsgpackDecodeError, OutOfData, Unpacker
 
 HEADER_EXACT = 0x80
 
@@ -88,8 +88,12 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
     if error is not None:
         if " at byte offset " not in str(error):
             yield "exact-error-offset", f"the error gives no offset: {error}"
-        if isinstance(streamed, Exception) and str(streamed) != str(error):
-            yield "exact-stream", f"Unpacker raised {streamed!r}, unpackb {error!r}"
+        # A stream waits for more bytes (OutOfData) where unpackb finds the data truncated, and
+        # its scanner may meet a malformed byte before the decoder's error (fuzz_checks'
+        # "decoders" check compares the messages): here, it must fail with one of the two.
+        trailing = "trailing bytes after the object" in str(error)  # a stream reads the first
+        if not trailing and not isinstance(streamed, MsgpackDecodeError | OutOfData):
+            yield "exact-stream", f"Unpacker gave {streamed!r:.200}, unpackb raised {error!r}"
         return
     if isinstance(streamed, Exception) or not same_exact(streamed, value):
         yield "exact-stream", f"Unpacker gave {streamed!r:.200}, unpackb {value!r:.200}"

@@ -111,6 +111,9 @@ VALUES: list[Any] = [
     np.array(["a", "bc"]),
     np.float32(1.5),
     np.int64(-3),
+    np.float64(2.5),
+    np.str_("ab"),
+    np.bytes_(b"\x00 @"),
     {"nested": [(1, {2}), {"k": frozenset({(1, 2)})}]},
     {(1, 2): "tuple key", frozenset({3}): "frozenset key", 4: "int key", None: 0},
 ]

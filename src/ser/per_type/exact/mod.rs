@@ -43,20 +43,11 @@ pub unsafe fn handles(ty: TypePtr, cx: &Ctx) -> bool {
     cx.numpy.is_some_and(|np| unsafe { is_numpy(ty, np) })
 }
 
-/// numpy's array and its scalars that are no builtin's subclass (`numpy.float64`, `str_` and
-/// `bytes_` are packed as `float`, `str` and `bytes`).
+/// numpy's array and every numpy scalar, those that subclass a builtin (`numpy.float64`,
+/// `str_`, `bytes_`) included: they come back as numpy scalars too.
 unsafe fn is_numpy(ty: TypePtr, np: &ffi::Numpy) -> bool {
-    if ty == np.ndarray {
-        return true;
-    }
     // SAFETY: both are live types.
-    unsafe {
-        let builtin = ffi::has_flag(
-            ty,
-            ffi::Py_TPFLAGS_UNICODE_SUBCLASS | ffi::Py_TPFLAGS_BYTES_SUBCLASS,
-        ) || ffi::is_subtype(ty, ffi::float_type());
-        !builtin && ffi::is_subtype(ty, np.generic)
-    }
+    ty == np.ndarray || unsafe { ffi::is_subtype(ty, np.generic) }
 }
 
 /// An object of a type [`handles`] accepted.
