@@ -152,10 +152,10 @@ unsafe fn unpackb_fast(
             &tp,
             dec_hook.as_deref(),
         )?,
-        None if registry.is_some() || opts & opt::EXACT != 0 => {
-            de::unpackb_exact(py, &data, ext_hook.as_deref(), opts, what, registry)?
+        None if registry.is_none() && opts & opt::EXACT == 0 => {
+            de::unpackb(py, &data, ext_hook.as_deref(), opts, what)?
         }
-        None => de::unpackb(py, &data, ext_hook.as_deref(), opts, what)?,
+        None => de::unpackb_exact(py, &data, ext_hook.as_deref(), opts, what, registry)?,
     };
     Ok(value.into_ptr())
 }

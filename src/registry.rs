@@ -282,21 +282,29 @@ impl Registry {
 }
 
 /// The registry argument of an entry point: `None`, or a `Registry`, whose table is taken.
+#[inline(always)]
 pub fn table_of(registry: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<Table>>> {
     match registry {
         None => Ok(None),
-        Some(r) if r.is_none() => Ok(None),
-        Some(r) => match r.cast::<Registry>() {
-            Ok(r) => {
-                let table = r.get().snapshot();
-                Ok((!table.is_empty()).then_some(table))
-            }
-            Err(_) => {
-                let ty = r.get_type().name()?;
-                Err(PyTypeError::new_err(format!(
-                    "registry must be a fastmsgpack.Registry or None, not {ty}"
-                )))
-            }
-        },
+        Some(r) => table_of_given(r),
+    }
+}
+
+#[inline(never)]
+fn table_of_given(registry: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Table>>> {
+    if registry.is_none() {
+        return Ok(None);
+    }
+    match registry.cast::<Registry>() {
+        Ok(r) => {
+            let table = r.get().snapshot();
+            Ok((!table.is_empty()).then_some(table))
+        }
+        Err(_) => {
+            let ty = registry.get_type().name()?;
+            Err(PyTypeError::new_err(format!(
+                "registry must be a fastmsgpack.Registry or None, not {ty}"
+            )))
+        }
     }
 }

@@ -50,6 +50,7 @@ pub fn unpackb<'py>(
 
 /// [`unpackb`] with `OPT_EXACT` or a registry: their extensions come back as the types they
 /// stand for.
+#[inline(never)]
 pub fn unpackb_exact<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -101,8 +102,9 @@ pub struct Setup {
     /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
     /// when raw arrays may view it in place.
     numpy: Option<(&'static Numpy, Option<Obj>)>,
-    /// With `OPT_EXACT` or a registry: what reading their extensions needs.
-    exact: Option<exact::Exact>,
+    /// With `OPT_EXACT` or a registry: what reading their extensions needs (boxed: one word,
+    /// null without them).
+    exact: Option<Box<exact::Exact>>,
 }
 
 impl Setup {
@@ -168,7 +170,7 @@ impl Setup {
             self.numpy,
             keys,
         );
-        decoder.exact = self.exact.as_ref();
+        decoder.exact = self.exact.as_deref();
         decoder
     }
 }

@@ -34,12 +34,9 @@ pub struct Ctx {
     /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates):
     /// `fastmsgpack.compat`'s `unicode_errors`, other than "strict" and "replace".
     pub unicode_errors: Option<std::ffi::CString>,
-    /// The classes of the call's `Registry` (a table taken once per call), if any.
-    pub registry: Option<std::sync::Arc<crate::registry::Table>>,
-    /// With `OPT_EXACT`: the types and names it needs.
-    pub exact: Option<&'static ffi::ExactHandles>,
-    /// With `OPT_EXACT`: the last time zone met and its encoding.
-    pub tz_cache: per_type::exact::TzCache,
+    /// With `OPT_EXACT` or a `Registry`: what they need (boxed: one word, null without them, so
+    /// that calls without them pay for no more than one pointer).
+    pub exact: Option<Box<per_type::exact::ExactCx>>,
 }
 
 /// What the user passed besides the object and the options: `default` and a registry's table.
@@ -60,11 +57,8 @@ fn context<'py>(py: Python<'py>, hooks: Hooks<'_, 'py>, opts: Opt) -> PyResult<C
             <crate::fragment::JsonFragment as pyo3::PyTypeInfo>::type_object_raw(py),
         ),
         known: Known::get(py)?,
-        numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
-            Numpy::get(py)?
-        } else if opts & opt::EXACT != 0 {
-            // Without numpy imported there is no numpy object to pack.
-            ffi::numpy_if_imported(py)?
+        numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW | opt::EXACT) != 0 {
+            numpy_for(py, opts)?
         } else {
             None
         },
@@ -72,14 +66,23 @@ fn context<'py>(py: Python<'py>, hooks: Hooks<'_, 'py>, opts: Opt) -> PyResult<C
         last_lineage: obtype::LastLineage::default(),
         member_values: Default::default(),
         unicode_errors: None,
-        registry,
-        exact: if opts & opt::EXACT != 0 {
-            Some(ffi::ExactHandles::get(py)?)
+        exact: if opts & opt::EXACT != 0 || registry.is_some() {
+            Some(per_type::exact::ExactCx::new(py, registry)?)
         } else {
             None
         },
-        tz_cache: Default::default(),
     })
+}
+
+/// numpy's handles for the numpy options; for `OPT_EXACT` only when numpy is imported already
+/// (there can be no numpy object to pack otherwise).
+#[inline(never)]
+fn numpy_for(py: Python<'_>, opts: Opt) -> PyResult<Option<&'static Numpy>> {
+    if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
+        Numpy::get(py)
+    } else {
+        ffi::numpy_if_imported(py)
+    }
 }
 
 /// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with

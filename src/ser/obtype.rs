@@ -81,16 +81,14 @@ pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
 unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
     // The user's classes first, then the exact types: both before any other rule.
-    if cx
-        .registry
-        .as_ref()
-        .is_some_and(|t| t.by_type(ty).is_some())
-    {
-        return ObType::Registered;
-    }
-    // SAFETY: `ty` is a live type; the GIL is held.
-    if st.has(opt::EXACT) && unsafe { per_type::exact::handles(ty, cx) } {
-        return ObType::Exact;
+    if let Some(x) = cx.exact.as_deref() {
+        if x.registry.as_ref().is_some_and(|t| t.by_type(ty).is_some()) {
+            return ObType::Registered;
+        }
+        // SAFETY: `ty` is a live type; the GIL is held.
+        if st.has(opt::EXACT) && unsafe { per_type::exact::handles(ty, cx) } {
+            return ObType::Exact;
+        }
     }
     if ty == ffi::tuple_type() {
         return if st.has(opt::PASSTHROUGH_TUPLE) {

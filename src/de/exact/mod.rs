@@ -30,14 +30,16 @@ pub struct Exact {
 }
 
 impl Exact {
-    pub fn new(py: Python<'_>, on: bool, registry: Option<Arc<Table>>) -> PyResult<Exact> {
-        Ok(Exact {
+    #[cold]
+    #[inline(never)]
+    pub fn new(py: Python<'_>, on: bool, registry: Option<Arc<Table>>) -> PyResult<Box<Exact>> {
+        Ok(Box::new(Exact {
             on,
             known: Known::get(py)?,
             handles: ExactHandles::get(py)?,
             registry,
             last_zone: std::cell::Cell::new(None),
-        })
+        }))
     }
 }
 

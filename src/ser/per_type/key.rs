@@ -71,7 +71,7 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// its items alive.
 #[inline(never)]
 unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    if st.has(opt::EXACT) || cx.registry.is_some() {
+    if cx.exact.is_some() {
         // Keys come back as themselves too: a tuple key stays a tuple, a frozenset a frozenset.
         return dispatch::write(key, st, cx, e);
     }

@@ -14,7 +14,8 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: forwarded from the caller.
     let ty = unsafe { ffi::type_of(obj) };
-    let Some(entry) = cx.registry.as_ref().and_then(|t| t.by_type(ty)) else {
+    let table = cx.exact.as_deref().and_then(|x| x.registry.as_ref());
+    let Some(entry) = table.and_then(|t| t.by_type(ty)) else {
         // SAFETY: forwarded from the caller.
         return Err(unsafe { error::unsupported(obj) });
     };

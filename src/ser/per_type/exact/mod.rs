@@ -14,7 +14,30 @@ use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
 
 pub use scalars::write_big_int;
-pub use time::TzCache;
+use time::TzCache;
+
+/// What a call with `OPT_EXACT` or a registry needs: the types and names, the last time zone
+/// met, and the registry's classes (a table taken once per call).
+pub struct ExactCx {
+    pub handles: &'static ffi::ExactHandles,
+    pub tz_cache: TzCache,
+    pub registry: Option<std::sync::Arc<crate::registry::Table>>,
+}
+
+impl ExactCx {
+    #[cold]
+    #[inline(never)]
+    pub fn new(
+        py: pyo3::Python<'_>,
+        registry: Option<std::sync::Arc<crate::registry::Table>>,
+    ) -> pyo3::PyResult<Box<ExactCx>> {
+        Ok(Box::new(ExactCx {
+            handles: ffi::ExactHandles::get(py)?,
+            tz_cache: TzCache::default(),
+            registry,
+        }))
+    }
+}
 
 /// Whether the exact mode writes objects of exactly the type `ty` (subclasses are packed as
 /// without it).
@@ -24,7 +47,9 @@ pub use time::TzCache;
 #[inline(never)]
 pub unsafe fn handles(ty: TypePtr, cx: &Ctx) -> bool {
     let k = cx.known;
-    let Some(h) = cx.exact else { return false };
+    let Some(h) = cx.exact.as_deref().map(|x| x.handles) else {
+        return false;
+    };
     if ty == ffi::tuple_type()
         || ty == ffi::set_type()
         || ty == ffi::frozenset_type()
@@ -78,9 +103,9 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
             scalars::write_decimal(obj, e)
         } else if ty == ffi::bytearray_type() {
             e.ext(code::BYTEARRAY, ffi::bytearray_data(obj))
-        } else if cx.exact.is_some_and(|h| ty == h.timedelta) {
+        } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.timedelta) {
             time::write_timedelta(obj, e)
-        } else if cx.exact.is_some_and(|h| ty == h.complex) {
+        } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.complex) {
             scalars::write_complex(obj, e)
         } else {
             write_numpy(obj, ty, st, cx, e)

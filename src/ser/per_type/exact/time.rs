@@ -102,11 +102,14 @@ unsafe fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Obj>, cx: &Ctx, e
         small[head.len()] = tz::UTC;
         return e.ext(tag, &small[..head.len() + 1]);
     }
-    let cached = cx.tz_cache.0.take();
+    let Some(x) = cx.exact.as_deref() else {
+        return Err(refused("OPT_EXACT handles are not loaded".to_owned()));
+    };
+    let cached = x.tz_cache.0.take();
     let suffix = match cached {
         Some((held, suffix)) if held.as_ptr() == tz => {
             let r = write_joined(tag, head, &suffix, e);
-            cx.tz_cache.0.set(Some((held, suffix)));
+            x.tz_cache.0.set(Some((held, suffix)));
             return r;
         }
         // SAFETY: forwarded from the caller.
@@ -114,7 +117,7 @@ unsafe fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Obj>, cx: &Ctx, e
     };
     let r = write_joined(tag, head, &suffix, e);
     // SAFETY: `tz` is live (held by its datetime, which the caller holds).
-    cx.tz_cache
+    x.tz_cache
         .0
         .set(Some((unsafe { Owned::from_borrowed(tz) }, suffix)));
     r
@@ -137,7 +140,7 @@ unsafe fn tz_suffix(tz: Obj, cx: &Ctx) -> Res<Vec<u8>> {
     let py = unsafe { Python::assume_attached() };
     // SAFETY: forwarded from the caller.
     let tz_obj = unsafe { Borrowed::from_ptr(py, tz) };
-    let Some(h) = cx.exact else {
+    let Some(h) = cx.exact.as_deref().map(|x| x.handles) else {
         return Err(refused("OPT_EXACT handles are not loaded".to_owned()));
     };
     // SAFETY: `tz` is live.
