@@ -31,6 +31,8 @@ pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
 /// Exact round trips: tuples, sets, big ints, datetimes with their zones, UUIDs, Decimals, ...
 /// as the extension types of `doc/exact.md`, read back as themselves.
 pub const EXACT: Opt = 1 << 22;
+/// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
+pub const BIN_MEMORYVIEW: Opt = 1 << 23;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -57,6 +59,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
     ("OPT_FORBID_UNKNOWN_FIELDS", FORBID_UNKNOWN_FIELDS),
     ("OPT_EXACT", EXACT),
+    ("OPT_BIN_MEMORYVIEW", BIN_MEMORYVIEW),
 ];
 
 /// The options `packb` accepts.
@@ -91,8 +94,12 @@ pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
 pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE;
 
 /// The options `unpackb` accepts.
-pub const UNPACKB_MASK: Opt =
-    NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS | EXACT;
+pub const UNPACKB_MASK: Opt = NON_STR_KEYS
+    | DATETIME_AS_TIMESTAMP_EXT
+    | NUMPY_RAW
+    | FORBID_UNKNOWN_FIELDS
+    | BIN_MEMORYVIEW
+    | EXACT;
 
 /// Why an `option` argument was refused.
 pub enum OptError {

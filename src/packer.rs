@@ -30,22 +30,29 @@ const START: usize = ffi::SCRATCH_LEN;
 pub struct Packer {
     default: Option<Py<PyAny>>,
     opts: Opt,
-    /// The table of the `registry` given, taken when the Packer was made.
-    registry: Option<std::sync::Arc<crate::registry::Table>>,
     /// Where the next `pack` output starts, from the size of the last one.
     next_start: usize,
     /// Where each `pack_into` message is written: only its capacity is used, its length
     /// stays 0.
     buf: Vec<u8>,
+    /// `buffer_callback`: where the out-of-band buffers of each message go.
+    buffer_callback: Option<Py<PyAny>>,
+    /// `buffer_threshold`: buffers of at least this many bytes go out of band.
+    threshold: usize,
+    /// The table of the `registry` given, taken when the Packer was made.
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
 }
 
 #[pymethods]
 impl Packer {
     #[new]
-    #[pyo3(signature = (*, default=None, option=None, registry=None))]
+    #[pyo3(signature = (*, default=None, option=None, buffer_callback=None, buffer_threshold=None,
+                        registry=None))]
     fn py_new(
         default: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
+        buffer_callback: Option<Bound<'_, PyAny>>,
+        buffer_threshold: Option<&Bound<'_, PyAny>>,
         registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
         let opts = crate::parse_pack_option(option, "Packer")?;
@@ -60,12 +67,16 @@ impl Packer {
             }
             d => d.map(Bound::unbind),
         };
+        let threshold = crate::oob::threshold(buffer_threshold)?;
+        let buffer_callback = crate::oob::callback(buffer_callback)?;
         Ok(Packer {
             default,
             opts,
-            registry,
             next_start: 0,
             buf: Vec::with_capacity(START),
+            buffer_callback: buffer_callback.map(Bound::unbind),
+            threshold,
+            registry,
         })
     }
 
@@ -76,15 +87,25 @@ impl Packer {
         let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
         // Held for the call: `default` may run code that drops other references to itself.
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
-        let (out, len) = ser::pack_sized(
-            py,
-            obj,
-            (default.as_ref(), this.registry.clone()),
-            this.opts,
-            this.next_start,
-        )?;
+        let callback = this.buffer_callback.as_ref().map(|c| c.bind(py).clone());
+        let oob = callback.as_ref().map(|c| (c, this.threshold));
+        let hooks = (default.as_ref(), this.registry.clone());
+        let (out, len) = ser::pack_sized(py, obj, hooks, this.opts, this.next_start, oob)?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
+    }
+
+    /// `obj` packed as a list of frames, for `socket.sendmsg` or `writelines`: the message,
+    /// then each out-of-band buffer (as `packb_frames`); `buffer_callback` is not called.
+    #[pyo3(signature = (obj, /))]
+    fn pack_frames<'py>(
+        slf: &Bound<'py, Self>,
+        obj: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let py = slf.py();
+        let this = slf.try_borrow_mut().map_err(|_| busy())?;
+        let default = this.default.as_ref().map(|d| d.bind(py).clone());
+        crate::oob::pack_frames(py, obj, default.as_ref(), this.opts, this.threshold)
     }
 
     /// Packs `obj` into `buffer` from `offset` on, leaving `buffer` ending where the message
@@ -118,6 +139,7 @@ impl Packer {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.default)?;
+        visit.call(&self.buffer_callback)?;
         if let Some(table) = &self.registry {
             table.traverse(&visit)?;
         }
@@ -126,6 +148,7 @@ impl Packer {
 
     fn __clear__(&mut self) {
         self.default = None;
+        self.buffer_callback = None;
         self.registry = None;
     }
 }
@@ -141,21 +164,17 @@ impl Packer {
     ) -> PyResult<R> {
         // Held for the call: `default` may run code that drops other references to itself.
         let default = self.default.as_ref().map(|d| d.bind(py).clone());
+        let callback = self.buffer_callback.as_ref().map(|c| c.bind(py).clone());
+        let oob = callback.as_ref().map(|c| (c, self.threshold));
         let mut outgrown = 0;
         let buf = self.buf.spare_capacity_mut();
-        let result = ser::pack_in(
-            py,
-            obj,
-            (default.as_ref(), self.registry.clone()),
-            self.opts,
-            buf,
-            |writer| {
-                if writer.outgrew_buffer() {
-                    outgrown = writer.written().len();
-                }
-                done(writer)
-            },
-        );
+        let hooks = (default.as_ref(), self.registry.clone());
+        let result = ser::pack_in(py, obj, hooks, self.opts, buf, oob, |writer| {
+            if writer.outgrew_buffer() {
+                outgrown = writer.written().len();
+            }
+            done(writer)
+        });
         if outgrown > 0 {
             self.keep_room_for(outgrown);
         }

@@ -1,11 +1,15 @@
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pickle import PickleBuffer
 from typing import Any, Protocol, TypeVar, final, overload
 
 from _typeshed import SupportsWrite
 from typing_extensions import Buffer
 
 __all__ = [
+    "BUFFER_EXT_TYPE",
+    "DEFAULT_BUFFER_THRESHOLD",
     "OPT_APPEND_NEWLINE",
+    "OPT_BIN_MEMORYVIEW",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_EXACT",
     "OPT_FORBID_UNKNOWN_FIELDS",
@@ -41,6 +45,7 @@ __all__ = [
     "__version__",
     "pack",
     "packb",
+    "packb_frames",
     "unpack",
     "unpackb",
 ]
@@ -48,6 +53,9 @@ __all__ = [
 __version__: str
 
 OPT_APPEND_NEWLINE: int
+OPT_BIN_MEMORYVIEW: int
+BUFFER_EXT_TYPE: int
+DEFAULT_BUFFER_THRESHOLD: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
 OPT_EXACT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
@@ -100,8 +108,20 @@ def packb(
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
     *,
+    buffer_callback: Callable[[PickleBuffer], Any] | None = None,
+    buffer_threshold: int | None = None,
     registry: Registry | None = None,
 ) -> bytes: ...
+def packb_frames(
+    obj: Any,
+    /,
+    default: Callable[[Any], Any] | None = None,
+    option: int | None = None,
+    *,
+    buffer_threshold: int | None = None,
+) -> list[bytes | memoryview]:
+    """The message, then each of its out-of-band buffers, for ``socket.sendmsg``."""
+
 def pack(
     obj: Any,
     fp: SupportsWrite[bytes],
@@ -123,9 +143,12 @@ class Packer:
         *,
         default: Callable[[Any], Any] | None = None,
         option: int | None = None,
+        buffer_callback: Callable[[PickleBuffer], Any] | None = None,
+        buffer_threshold: int | None = None,
         registry: Registry | None = None,
     ) -> Packer: ...
     def pack(self, obj: Any, /) -> bytes: ...
+    def pack_frames(self, obj: Any, /) -> list[bytes | memoryview]: ...
     def pack_into(self, obj: Any, buffer: bytearray, /, offset: int = 0) -> None: ...
 
 @overload
@@ -137,6 +160,7 @@ def unpackb(
     option: int | None = None,
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
     registry: Registry | None = None,
 ) -> _T: ...
 @overload
@@ -148,6 +172,7 @@ def unpackb(
     option: int | None = None,
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
     registry: Registry | None = None,
 ) -> Any: ...
 @overload
@@ -159,6 +184,7 @@ def unpack(
     option: int | None = None,
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
     registry: Registry | None = None,
 ) -> _T: ...
 @overload
@@ -170,6 +196,7 @@ def unpack(
     option: int | None = None,
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
     registry: Registry | None = None,
 ) -> Any: ...
 
@@ -188,6 +215,7 @@ class Unpacker:
         max_buffer_size: int = 104857600,
         type: Any = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
+        buffers: Iterable[Buffer] | None = None,
         registry: Registry | None = None,
     ) -> Unpacker: ...
     def feed(self, data: Buffer, /) -> None: ...

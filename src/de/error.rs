@@ -35,6 +35,8 @@ pub enum Kind {
         code: i8,
         why: String,
     },
+    /// An out-of-band reference that the given buffers do not satisfy.
+    BadBuffer(String),
 }
 
 impl fmt::Display for Kind {
@@ -66,6 +68,7 @@ impl fmt::Display for Kind {
             Kind::Exact { ty, code, why } => {
                 write!(f, "invalid {ty} extension (type {code}): {why}")
             }
+            Kind::BadBuffer(why) => write!(f, "out-of-band buffer: {why}"),
         }
     }
 }

@@ -86,7 +86,7 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             return ObType::Registered;
         }
         // SAFETY: `ty` is a live type; the GIL is held.
-        if st.has(opt::EXACT) && unsafe { per_type::exact::handles(ty, cx) } {
+        if st.has(opt::EXACT) && unsafe { per_type::exact::handles(ty, st, cx) } {
             return ObType::Exact;
         }
     }

@@ -8,25 +8,25 @@ it first: ``Client(serializers=["fastmsgpack", "dask", "pickle"], deserializers=
 As a preload it also makes the worker's own connections, to other workers, ask for the family
 first (:func:`dask_setup`), so data moved between worker processes travels as fastmsgpack.
 
-The family carries exactly what comes back the same (``OPT_EXACT``, doc/exact.md), and refuses
-the rest, so that Dask hands it to the next family in the list:
+The family carries exactly what comes back the same, and refuses the rest, so that Dask hands
+it to the next family in the list:
 
-- ``None``, ``bool``, ``int`` (any size up to 4096 bytes), ``float``, ``complex``, ``str``,
-  ``bytes``, ``bytearray`` (``memoryview`` arrives as ``bytes``), ``list``, ``tuple``, ``set``,
-  ``frozenset`` and ``dict`` with keys of any of these types;
-- ``datetime`` (naive, UTC, fixed offsets and ``ZoneInfo`` zones), ``date``, ``time``,
-  ``timedelta``, ``UUID`` and ``Decimal``, each arriving as itself;
-- numpy arrays of any dtype without Python objects: the array's memory is a separate frame, sent
+- ``None``, ``bool``, ``int`` (up to 4096 bytes), ``float``, ``complex``, ``str``, ``bytes``,
+  ``bytearray`` (``memoryview`` arrives as ``bytes``), ``list``, ``tuple``, ``set``,
+  ``frozenset`` and ``dict`` with keys of any of these types (``OPT_EXACT``, doc/exact.md);
+- ``datetime`` (naive, UTC, fixed offsets, ``ZoneInfo``), ``date``, ``time``, ``timedelta``,
+  ``UUID`` and ``Decimal``, each arriving as itself;
+- numpy arrays of any dtype that has raw bytes (not object, structured or void dtypes): the
+  array's memory is a separate frame (fastmsgpack's out-of-band buffers, ``OPT_NUMPY_RAW``), sent
   without a copy when the array is C-contiguous; it arrives as a writeable array of the same
-  dtype (byte order included) and shape;
-- numpy scalars (``numpy.int32(5)``, ``numpy.float64(1.5)``), arriving as numpy scalars of their
-  dtype.
+  dtype (byte order included) and shape, a view of its frame when the frame is writable (as
+  frames read from a connection are);
+- ``bytes`` of 4096 bytes or more are separate frames too, sent without a copy;
+- numpy scalars (``numpy.int32(5)``), arriving as numpy scalars of their dtype.
 
-Anything else (dataclasses, enum members, other subclasses of builtin types, datetimes in other
-``tzinfo`` classes, object arrays) makes the whole value go to the next family.
-
-Frames written by earlier versions (which wrote tuples as the family's own extension 1) are read
-as before.
+Anything else (dataclasses, enum members, other subclasses of builtin types, datetimes with
+other ``tzinfo`` classes, object and structured arrays) makes the whole value go to the next
+family. Frames of earlier versions (tuples as the family's own extension 1) are read as before.
 """
 
 from __future__ import annotations
@@ -37,14 +37,16 @@ from typing import Any
 
 from fastmsgpack import (
     OPT_EXACT,
+    OPT_NUMPY_RAW,
+    OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
     OPT_PASSTHROUGH_ENUM,
     OPT_PASSTHROUGH_SUBCLASS,
+    OPT_PASSTHROUGH_TUPLE,
     OPT_PASSTHROUGH_UUID,
     Ext,
     MsgpackEncodeError,
-    Registry,
     packb,
     unpackb,
 )
@@ -57,91 +59,97 @@ NAME = "fastmsgpack"
 #: in order of preference; also a good ``serializers`` list for the ``Client``.
 SERIALIZERS = [NAME, "dask", "pickle"]
 
-# The exact types as themselves; everything fastmsgpack would otherwise turn into another type
-# (subclasses, enum members, dataclasses) goes to `default` instead, which refuses it.
+# Everything fastmsgpack would otherwise turn into another type goes to `default` instead;
+# arrays are raw maps whose data goes out of band.
 _OPTIONS = (
     OPT_EXACT
+    | OPT_PASSTHROUGH_BIG_INT
     | OPT_PASSTHROUGH_DATACLASS
     | OPT_PASSTHROUGH_DATETIME
     | OPT_PASSTHROUGH_ENUM
     | OPT_PASSTHROUGH_SUBCLASS
+    | OPT_PASSTHROUGH_TUPLE
     | OPT_PASSTHROUGH_UUID
+    | OPT_NUMPY_RAW
 )
 
+# What loads reads with: the exact types, and arrays as raw maps.
+_READ = OPT_EXACT | OPT_NUMPY_RAW
+
 # Extension types, private to this family (only its own `loads` reads them).
-_TUPLE = 1  # earlier versions' tuples: the items, packed as an array
-_ARRAY = 2  # [frame index, dtype.str, shape]; the memory is frames[frame index]
-_SCALAR = 3  # [dtype.str, the value's bytes]: numpy scalars that subclass float, str or bytes
+_TUPLE = 1  # data: [first frame, frame count, the items packed as an array]
+_SCALAR = 3  # data: [dtype.str, the value's bytes]
 
 
 class _Refused(Exception):
     """A value this family does not carry."""
 
 
-def _default(obj: Any) -> Any:
-    numpy = sys.modules.get("numpy")
-    if numpy is not None and isinstance(obj, numpy.generic) and not obj.dtype.hasobject:
-        return Ext(_SCALAR, packb([obj.dtype.str, obj.tobytes()]))
-    raise _Refused
+class _Packing:
+    """One `dumps`: the top message's out-of-band frames, and those of the tuples in it, which
+    are packed as messages of their own, each with its frames in one run of `nested`."""
 
+    def __init__(self) -> None:
+        self.top: list[Any] = []
+        self.nested: list[Any] = []
 
-def _registry(frames: list[Any]) -> Registry | None:
-    """numpy arrays as frames of their own, by their class, before the exact types."""
-    numpy = sys.modules.get("numpy")
-    if numpy is None:
-        return None
+    def pack(self, obj: Any, frames: list[Any]) -> bytes:
+        def take(buffer: Any) -> None:
+            frames.append(buffer.raw())
 
-    def encode(obj: Any) -> Any:
-        if obj.dtype.hasobject:
-            raise _Refused
-        # A flat uint8 view of the memory (a view, not a copy, when the array is C-contiguous):
-        # memoryview refuses some dtypes (datetime64) but not uint8.
-        flat = numpy.ascontiguousarray(obj).reshape(-1).view(numpy.uint8)
-        frames.append(memoryview(flat))
-        return [len(frames) - 1, obj.dtype.str, list(obj.shape)]
+        return packb(obj, default=self.default, option=_OPTIONS, buffer_callback=take)
 
-    registry = Registry()
-    registry.register(numpy.ndarray, _ARRAY, encode, lambda fields: _array(frames, fields))
-    return registry
-
-
-def _array(frames: list[Any], fields: Any) -> Any:
-    """The array of an `_ARRAY` extension: [frame index, dtype.str, shape]."""
-    numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
-    index, dtype, shape = fields
-    frame = memoryview(frames[index])
-    if frame.readonly:
-        frame = memoryview(bytearray(frame))
-    return numpy.frombuffer(frame, dtype=numpy.dtype(dtype)).reshape(shape)
+    def default(self, obj: Any) -> Any:
+        if type(obj) is tuple:
+            own: list[Any] = []
+            items = self.pack(list(obj), own)
+            first = len(self.nested)
+            self.nested.extend(own)
+            return Ext(_TUPLE, packb([first, len(own), items]))
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and isinstance(obj, numpy.generic) and not obj.dtype.hasobject:
+            # numpy.float64, numpy.str_ and numpy.bytes_ (subclasses of builtin types).
+            return Ext(_SCALAR, packb([obj.dtype.str, obj.tobytes()]))
+        raise _Refused
 
 
 def dumps(x: Any, context: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Any]]:
-    """Serialize ``x``: a header and the frames (the MessagePack, then one frame per numpy
-    array). Raises ``NotImplementedError`` for a value the family does not carry, which makes
-    Dask try the next family."""
-    frames: list[Any] = [b""]
+    """Serialize ``x``: a header and the frames (the MessagePack, then the out-of-band frames of
+    the top message and then those of the tuples in it). Raises ``NotImplementedError`` for a
+    value the family does not carry, which makes Dask try the next family."""
+    packing = _Packing()
     try:
-        frames[0] = packb(x, default=_default, option=_OPTIONS, registry=_registry(frames))
+        message = packing.pack(x, packing.top)
     except (MsgpackEncodeError, _Refused) as exc:
         raise NotImplementedError(f"fastmsgpack does not carry this value exactly: {exc}") from exc
-    return {"serializer": NAME}, frames
+    header = {"serializer": NAME, "top": len(packing.top)}
+    return header, [message, *packing.top, *packing.nested]
+
+
+def _writable(frame: Any) -> Any:
+    """The frame, or a writable copy when it is read-only (arrays arrive writeable)."""
+    view = memoryview(frame)
+    return bytearray(view) if view.readonly else frame
 
 
 def loads(header: dict[str, Any], frames: list[Any]) -> Any:
-    """Deserialize what :func:`dumps` made (or an earlier version's ``dumps``)."""
+    """Deserialize what :func:`dumps` made."""
+    top = header.get("top", 0)
+    own = [_writable(f) for f in frames[1 : 1 + top]]
+    nested = [_writable(f) for f in frames[1 + top :]]
 
     def ext_hook(tag: int, data: bytes) -> Any:
         if tag == _TUPLE:
-            return tuple(unpackb(data, ext_hook=ext_hook))
-        if tag == _ARRAY:  # when numpy was not imported yet, there was no registry
-            return _array(frames, unpackb(data))
-        numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
+            first, count, items = unpackb(data)
+            given = nested[first : first + count]
+            return tuple(unpackb(items, ext_hook=ext_hook, option=_READ, buffers=given))
         if tag == _SCALAR:
+            numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
             dtype, raw = unpackb(data)
             return numpy.frombuffer(raw, dtype=numpy.dtype(dtype))[0]
         raise ValueError(f"unknown extension type {tag} in a fastmsgpack Dask frame")
 
-    return unpackb(frames[0], option=OPT_EXACT, ext_hook=ext_hook, registry=_registry(frames))
+    return unpackb(frames[0], ext_hook=ext_hook, option=_READ, buffers=own)
 
 
 def register() -> None:

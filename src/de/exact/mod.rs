@@ -32,8 +32,12 @@ pub struct Exact {
 impl Exact {
     #[cold]
     #[inline(never)]
-    pub fn new(py: Python<'_>, on: bool, registry: Option<Arc<Table>>) -> PyResult<Box<Exact>> {
-        Ok(Box::new(Exact {
+    pub fn new(
+        py: Python<'_>,
+        on: bool,
+        registry: Option<Arc<Table>>,
+    ) -> PyResult<std::rc::Rc<Exact>> {
+        Ok(std::rc::Rc::new(Exact {
             on,
             known: Known::get(py)?,
             handles: ExactHandles::get(py)?,
@@ -76,12 +80,12 @@ pub(super) fn cause_text(cause: PyErr) -> String {
         .unwrap_or_else(|_| "refused".to_owned())
 }
 
-impl<'a> Decoder<'a> {
+impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
     /// The value of the extension `tag` if the exact mode or the registry knows it.
     #[inline(never)]
     pub(super) fn exact_ext(
         &mut self,
-        exact: &'a Exact,
+        exact: &Exact,
         tag: i8,
         data: &'a [u8],
         depth: u32,

@@ -16,6 +16,7 @@ pub mod int;
 pub mod key;
 pub mod list;
 pub mod numpy;
+pub mod oob;
 pub mod pydantic;
 pub mod registered;
 pub mod set;

@@ -45,7 +45,7 @@ impl ExactCx {
 /// # Safety
 /// `ty` is a live type; the GIL is held.
 #[inline(never)]
-pub unsafe fn handles(ty: TypePtr, cx: &Ctx) -> bool {
+pub unsafe fn handles(ty: TypePtr, st: State, cx: &Ctx) -> bool {
     let k = cx.known;
     let Some(h) = cx.exact.as_deref().map(|x| x.handles) else {
         return false;
@@ -64,8 +64,9 @@ pub unsafe fn handles(ty: TypePtr, cx: &Ctx) -> bool {
     {
         return true;
     }
+    // With `OPT_NUMPY_RAW` too, numpy values are its plain maps (which it reads back).
     // SAFETY: forwarded from the caller.
-    cx.numpy.is_some_and(|np| unsafe { is_numpy(ty, np) })
+    !st.has(opt::NUMPY_RAW) && cx.numpy.is_some_and(|np| unsafe { is_numpy(ty, np) })
 }
 
 /// numpy's array and every numpy scalar, those that subclass a builtin (`numpy.float64`,
