@@ -53,6 +53,9 @@ pub struct Unpacker {
     broken: Option<(Py<pyo3::types::PyType>, String)>,
     /// `fastmsgpack.compat`'s `max_*_len` limits, checked as each item arrives.
     limits: Option<Limits>,
+    /// Refuse an object whose headers already declare more than `max_buffer_size` bytes, rather
+    /// than wait for its bytes (off in `fastmsgpack.compat`, which waits as msgpack-python does).
+    refuse_unfit: bool,
     /// `buffers=`: an iterator over the out-of-band buffers of the messages to come.
     buffers: Option<Py<PyAny>>,
     /// The table of the `registry` given, taken when the Unpacker was made.
@@ -117,6 +120,7 @@ impl Unpacker {
                     }))
                 }
                 Ok(Scan::Incomplete) => {
+                    self.check_fits(py)?;
                     if !self.read_more(py)? {
                         return Ok(None);
                     }
@@ -128,6 +132,27 @@ impl Unpacker {
                 }
             }
         }
+    }
+
+    /// Refuses, with `BufferFull`, the object being scanned when what its headers declare already
+    /// needs more than `max_buffer_size` bytes: it could never be read, and a peer announcing
+    /// 4 GiB need not be fed 100 MiB before the buffer says no. The stream stops there.
+    #[cold]
+    fn check_fits(&mut self, py: Python<'_>) -> PyResult<()> {
+        if !self.refuse_unfit {
+            return Ok(());
+        }
+        let least = self.scanner.least_len(&self.buf[self.head..]);
+        if least <= self.max_buffer_size as u64 {
+            return Ok(());
+        }
+        let err = BufferFull::new_err(format!(
+            "the object at byte offset {} declares at least {least} bytes, more than \
+             max_buffer_size ({})",
+            self.consumed, self.max_buffer_size
+        ));
+        self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
+        Err(err)
     }
 
     /// Reads up to `read_size` more bytes from the file-like object; `false` when there is none
@@ -335,6 +360,7 @@ impl Unpacker {
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
             limits: None,
+            refuse_unfit: true,
             buffers,
             registry,
         })
@@ -421,6 +447,8 @@ impl Unpacker {
     fn _limit_lengths(&mut self, str: i64, bin: i64, array: i64, map: i64, ext: i64) {
         let limits = Limits::new(str, bin, array, map, ext);
         self.limits = limits.any.then_some(limits);
+        // msgpack-python waits for the bytes of an object however long it says it is.
+        self.refuse_unfit = false;
     }
 
     /// Up to `n` bytes of the stream as they are (`fastmsgpack.compat`).

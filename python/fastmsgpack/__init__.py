@@ -44,6 +44,7 @@ from fastmsgpack._fastmsgpack import (
     unpack,
     unpackb,
 )
+from fastmsgpack.aio import AsyncUnpacker
 
 __all__ = [
     "BUFFER_EXT_TYPE",
@@ -72,6 +73,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",
