@@ -14,7 +14,7 @@ with empty data. The header chooses how the data is decoded:
 | 3-4  | ext_hook: 0 none, 1 returns a HookValue, 2 raises HookError, 3 returns a list      |
 | 5    | OPT_INDENT_2 (json.from_msgpack)                                                   |
 | 6    | OPT_APPEND_NEWLINE (json.from_msgpack)                                             |
-| 7    | unused                                                                             |
+| 7    | OPT_EXACT checks (scripts/fuzz_exact.py); the other checks ignore this bit         |
 
 check_input(raw) raises Finding when a check fails, and returns None otherwise. The checks, each
 named by Finding.check:
@@ -48,6 +48,9 @@ named by Finding.check:
 - "typed": unpackb(data, type=Any) gives what unpackb(data) gives, and typed decoding into the
   targets of scripts/fuzz_typed.py returns a value of the target's type or raises
   ValidationError or MsgpackDecodeError with a byte offset in range.
+- "exact" (header bit 7): unpackb(data, option=OPT_EXACT) gives a value or a MsgpackDecodeError
+  with an offset, an Unpacker the same, and packb then unpackb with OPT_EXACT gives back an equal
+  value of the same type (scripts/fuzz_exact.py).
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import fuzz_exact
 import fuzz_typed
 import msgpack  # type: ignore[import-untyped]
 import numpy as np
@@ -592,6 +596,8 @@ def _check(case: Case) -> None:
         case.data, case.option, (hookless.value, hookless.error), same
     ):
         raise Finding("typed", detail, key=key)
+    for key, detail in fuzz_exact.problems(case.data, case.header):
+        raise Finding("exact", detail, key=key)
 
 
 def check_stream(case: Case, decoder: Decoder, outcome: Outcome, reference: Outcome) -> None:
@@ -1332,6 +1338,9 @@ def seed_inputs() -> Iterator[tuple[str, bytes]]:
     for group, _name, document in seed_documents():
         for header in SEED_HEADERS:
             yield group, Case(header, document).raw()
+    for _name, document in fuzz_exact.seed_documents():
+        for header in SEED_HEADERS:
+            yield "exact", Case(header | fuzz_exact.HEADER_EXACT, document).raw()
 
 
 def sha1_name(raw: bytes) -> str:

@@ -28,6 +28,9 @@ pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
 /// `unpackb(type=...)`: a map key that no field of a dataclass or TypedDict has is an error.
 pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
+/// Exact round trips: tuples, sets, big ints, datetimes with their zones, UUIDs, Decimals, ...
+/// as the extension types of `doc/exact.md`, read back as themselves.
+pub const EXACT: Opt = 1 << 22;
 /// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
 pub const BIN_MEMORYVIEW: Opt = 1 << 23;
 
@@ -55,6 +58,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
     ("OPT_FORBID_UNKNOWN_FIELDS", FORBID_UNKNOWN_FIELDS),
+    ("OPT_EXACT", EXACT),
     ("OPT_BIN_MEMORYVIEW", BIN_MEMORYVIEW),
 ];
 
@@ -76,11 +80,12 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | SERIALIZE_PYDANTIC
     | SERIALIZE_NUMPY
     | NUMPY_RAW
-    | JSON_COMPAT;
+    | JSON_COMPAT
+    | EXACT;
 
 /// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own options.
 pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
-    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT))
+    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT | EXACT))
     | INDENT_2
     | APPEND_NEWLINE
     | STRICT_INTEGER;
@@ -89,8 +94,12 @@ pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
 pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE;
 
 /// The options `unpackb` accepts.
-pub const UNPACKB_MASK: Opt =
-    NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS | BIN_MEMORYVIEW;
+pub const UNPACKB_MASK: Opt = NON_STR_KEYS
+    | DATETIME_AS_TIMESTAMP_EXT
+    | NUMPY_RAW
+    | FORBID_UNKNOWN_FIELDS
+    | BIN_MEMORYVIEW
+    | EXACT;
 
 /// Why an `option` argument was refused.
 pub enum OptError {

@@ -58,6 +58,8 @@ pub struct Unpacker {
     refuse_unfit: bool,
     /// `buffers=`: an iterator over the out-of-band buffers of the messages to come.
     buffers: Option<Py<PyAny>>,
+    /// The table of the `registry` given, taken when the Unpacker was made.
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
 }
 
 /// The extent of a complete object in the buffer.
@@ -199,7 +201,9 @@ impl Unpacker {
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let buffers = self.buffers.as_ref().map(|b| b.bind(py).clone());
         let views = de::make_views(py, self.opts, None, buffers.as_ref(), false)?;
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?.with_views(views);
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?
+            .with_views(views)
+            .with_registry(py, self.registry.clone())?;
         // Only whole objects are decoded when they take buffers: a decode that ran out of bytes
         // would have taken buffers for an object that is decoded again.
         let direct = hook.is_none() && buffers.is_none();
@@ -292,7 +296,8 @@ impl Unpacker {
     #[new]
     // max_buffer_size: 100 MiB.
     #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
-                        max_buffer_size=104857600, r#type=None, dec_hook=None, buffers=None))]
+                        max_buffer_size=104857600, r#type=None, dec_hook=None, buffers=None,
+                        registry=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -304,12 +309,14 @@ impl Unpacker {
         r#type: Option<Bound<'_, PyAny>>,
         dec_hook: Option<Bound<'_, PyAny>>,
         buffers: Option<Bound<'_, PyAny>>,
+        registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Unpacker> {
         let buffers = match buffers.filter(|b| !b.is_none()) {
             Some(b) => Some(b.try_iter()?.into_any().unbind()),
             None => None,
         };
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
+        let registry = crate::registry::table_of(registry)?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
                 "read_size and max_buffer_size must be at least 1",
@@ -355,6 +362,7 @@ impl Unpacker {
             limits: None,
             refuse_unfit: true,
             buffers,
+            registry,
         })
     }
 
@@ -408,7 +416,11 @@ impl Unpacker {
         visit.call(&self.ext_hook)?;
         visit.call(&self.plan)?;
         visit.call(&self.dec_hook)?;
-        visit.call(&self.buffers)
+        visit.call(&self.buffers)?;
+        if let Some(table) = &self.registry {
+            table.traverse(&visit)?;
+        }
+        Ok(())
     }
 
     fn __clear__(&mut self) {
@@ -417,6 +429,7 @@ impl Unpacker {
         self.ext_hook = None;
         self.plan = None;
         self.dec_hook = None;
+        self.registry = None;
     }
 
     /// The item count of the array header next in the stream (`fastmsgpack.compat`).

@@ -13,6 +13,7 @@ __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_BIN_MEMORYVIEW",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_EXACT",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
     "OPT_JSON_COMPAT",
@@ -41,6 +42,7 @@ __all__ = [
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
+    "Registry",
     "Unpacker",
     "ValidationError",
     "__version__",
@@ -58,6 +60,7 @@ OPT_BIN_MEMORYVIEW: int
 BUFFER_EXT_TYPE: int
 DEFAULT_BUFFER_THRESHOLD: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_EXACT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
 OPT_JSON_COMPAT: int
@@ -110,6 +113,7 @@ def packb(
     *,
     buffer_callback: Callable[[PickleBuffer], Any] | None = None,
     buffer_threshold: int | None = None,
+    registry: Registry | None = None,
 ) -> bytes: ...
 def packb_frames(
     obj: Any,
@@ -127,6 +131,8 @@ def pack(
     /,
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> None:
     """Packs ``obj`` as ``packb`` does and writes the bytes with one call of ``fp.write``."""
 
@@ -142,6 +148,7 @@ class Packer:
         option: int | None = None,
         buffer_callback: Callable[[PickleBuffer], Any] | None = None,
         buffer_threshold: int | None = None,
+        registry: Registry | None = None,
     ) -> Packer: ...
     def pack(self, obj: Any, /) -> bytes: ...
     def pack_frames(self, obj: Any, /) -> list[bytes | memoryview]: ...
@@ -157,6 +164,7 @@ def unpackb(
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> _T: ...
 @overload
 def unpackb(
@@ -168,6 +176,7 @@ def unpackb(
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> Any: ...
 @overload
 def unpack(
@@ -179,6 +188,7 @@ def unpack(
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> _T: ...
 @overload
 def unpack(
@@ -190,6 +200,7 @@ def unpack(
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> Any: ...
 
 @final
@@ -208,6 +219,7 @@ class Unpacker:
         type: Any = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
         buffers: Iterable[Buffer] | None = None,
+        registry: Registry | None = None,
     ) -> Unpacker: ...
     def feed(self, data: Buffer, /) -> None: ...
     def unpack(self) -> Any: ...
@@ -216,6 +228,23 @@ class Unpacker:
     def __iter__(self) -> Unpacker: ...
     def __next__(self) -> Any: ...
     def _next_raw(self) -> bytes | None: ...
+
+@final
+class Registry:
+    """The program's own classes, each with an extension code (0..127) and the functions that
+    turn an instance into a packable value and back; passed as ``registry=``."""
+
+    def __new__(cls) -> Registry: ...
+    def register(
+        self,
+        cls: type[_T],
+        code: int,
+        encode: Callable[[_T], Any] | None = None,
+        decode: Callable[[Any], _T] | None = None,
+    ) -> None: ...
+    def entries(self) -> list[tuple[type, int]]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, cls: object) -> bool: ...
 
 @final
 class Fragment:

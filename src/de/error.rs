@@ -29,6 +29,12 @@ pub enum Kind {
     MapAsKey,
     BadTimestamp(&'static str),
     BadNumpy(&'static str),
+    /// A malformed payload of an `OPT_EXACT` or registered extension.
+    Exact {
+        ty: &'static str,
+        code: i8,
+        why: String,
+    },
     /// An out-of-band reference that the given buffers do not satisfy.
     BadBuffer(String),
 }
@@ -59,6 +65,9 @@ impl fmt::Display for Kind {
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
             Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
             Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
+            Kind::Exact { ty, code, why } => {
+                write!(f, "invalid {ty} extension (type {code}): {why}")
+            }
             Kind::BadBuffer(why) => write!(f, "out-of-band buffer: {why}"),
         }
     }

@@ -2,6 +2,7 @@
 
 pub mod compat;
 mod error;
+mod exact;
 mod ext;
 mod keycache;
 pub mod msgpack;
@@ -48,6 +49,30 @@ pub fn unpackb<'py>(
     }
     let setup = Setup::new(py, opts, ext_hook, source)?;
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
+}
+
+/// [`unpackb`] with `OPT_EXACT` or a registry: their extensions come back as the types they
+/// stand for.
+#[inline(never)]
+pub fn unpackb_exact<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    what: &str,
+    buffers: Option<&Bound<'py, PyAny>>,
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut holder = None;
+    let input = input_of(py, data, &mut holder, what)?;
+    let source = source_of(data, opts);
+    let views = make_views(py, opts, source, buffers, false)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?
+        .with_views(views.clone())
+        .with_registry(py, registry)?;
+    let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
+    finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
+    Ok(value)
 }
 
 /// The input object when views of it may outlive the call (its memory cannot change): always
@@ -155,6 +180,9 @@ pub struct Setup {
     numpy: Option<(&'static Numpy, Option<Obj>)>,
     /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: how bins and out-of-band buffers are read.
     views: Option<std::rc::Rc<views::Views>>,
+    /// With `OPT_EXACT` or a registry: what reading their extensions needs (one word, null
+    /// without them).
+    exact: Option<std::rc::Rc<exact::Exact>>,
 }
 
 impl Setup {
@@ -175,13 +203,35 @@ impl Setup {
         } else {
             None
         };
+        let exact = if opts & opt::EXACT != 0 {
+            Some(exact::Exact::new(py, true, None)?)
+        } else {
+            None
+        };
         Ok(Setup {
             opts,
             hook: ext_hook.map(|h| h.as_ptr()),
             timestamps,
             numpy,
             views: None,
+            exact,
         })
+    }
+
+    /// The same set-up, reading the extensions of `registry` (a `Registry`'s table) too.
+    pub fn with_registry(
+        mut self,
+        py: Python<'_>,
+        registry: Option<std::sync::Arc<crate::registry::Table>>,
+    ) -> PyResult<Setup> {
+        if registry.is_some() {
+            self.exact = Some(exact::Exact::new(
+                py,
+                self.opts & opt::EXACT != 0,
+                registry,
+            )?);
+        }
+        Ok(self)
     }
 
     /// The setup with `views` for its bins and out-of-band buffers.
@@ -217,7 +267,7 @@ impl Setup {
         keys: Option<&'a mut keycache::KeyCache>,
         views: Option<std::rc::Rc<views::Views>>,
     ) -> Decoder<'a, VIEWS> {
-        Decoder::new(
+        let mut decoder = Decoder::new(
             py,
             input,
             self.opts,
@@ -226,7 +276,9 @@ impl Setup {
             self.numpy,
             keys,
             views,
-        )
+        );
+        decoder.exact = self.exact.clone();
+        decoder
     }
 }
 

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use crate::ffi::{self, Obj, Owned, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
-use crate::ser::Ctx;
+use crate::ser::{per_type, Ctx};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ObType {
@@ -38,6 +38,10 @@ pub enum ObType {
     Pydantic,
     NumpyArray,
     NumpyScalar,
+    /// A type `OPT_EXACT` writes as an extension ([`per_type::exact::handles`]).
+    Exact,
+    /// A type of the call's `Registry`.
+    Registered,
     /// Anything else: handed to `default`.
     Other,
 }
@@ -76,6 +80,16 @@ pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
 #[inline(never)]
 unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
+    // The user's classes first, then the exact types: both before any other rule.
+    if let Some(x) = cx.exact.as_deref() {
+        if x.registry.as_ref().is_some_and(|t| t.by_type(ty).is_some()) {
+            return ObType::Registered;
+        }
+        // SAFETY: `ty` is a live type; the GIL is held.
+        if st.has(opt::EXACT) && unsafe { per_type::exact::handles(ty, st, cx) } {
+            return ObType::Exact;
+        }
+    }
     if ty == ffi::tuple_type() {
         return if st.has(opt::PASSTHROUGH_TUPLE) {
             ObType::Other

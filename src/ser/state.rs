@@ -31,6 +31,12 @@ impl State {
         self.opts() & opt != 0
     }
 
+    /// The same state with `opt` set too.
+    #[inline(always)]
+    pub fn with(self, opt: Opt) -> State {
+        State(self.0 | opt as u64)
+    }
+
     #[inline(always)]
     fn depth(self) -> u64 {
         (self.0 >> DEPTH_SHIFT) & FIELD
