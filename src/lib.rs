@@ -35,7 +35,7 @@ fn packb<'py>(
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = parse_pack_option(option, "packb")?;
+    let opts = opt::parse_for_packing(option, "packb")?;
     ser::packb(py, obj, default, opts)
 }
 
@@ -49,7 +49,7 @@ fn pack<'py>(
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<()> {
-    let opts = parse_pack_option(option, "pack")?;
+    let opts = opt::parse_for_packing(option, "pack")?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
         .getattr(pyo3::intern!(py, "write"))
@@ -75,14 +75,6 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
     ));
     err.set_cause(fp.py(), Some(cause));
     err
-}
-
-/// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
-#[inline(always)]
-fn parse_pack_option(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<opt::Opt> {
-    opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
-        OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
-    })
 }
 
 /// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)`, in the module's
@@ -230,7 +222,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;
-    m.add_class::<compat::CompatOptions>()?;
+    m.add_class::<de::compat::options::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;

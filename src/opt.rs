@@ -3,6 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
+pub mod compat;
+
 pub type Opt = u32;
 
 pub const NON_STR_KEYS: Opt = 1 << 0;
@@ -28,6 +30,11 @@ pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
 /// `unpackb(type=...)`: a map key that no field of a dataclass or TypedDict has is an error.
 pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
+
+/// Internal to `fastmsgpack.compat` (set by its packing entry point, never accepted from
+/// Python): pack as msgpack-python does where it differs from `packb` (as deep as it packs;
+/// `set`, `frozenset` and `Decimal` to `default`).
+pub const COMPAT_PACK: Opt = 1 << 31;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -133,6 +140,17 @@ pub fn parse_for_reading(
     parse(option, mask, func).map_err(|e| match e {
         OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
         OptError::Invalid(msg) => crate::exc::MsgpackDecodeError::new_err(msg),
+    })
+}
+
+/// [`parse`] for a packing entry point (`packb`, `pack`, `Packer`, named `func` in errors):
+/// every refusal is a `MsgpackEncodeError`.
+#[inline(always)]
+pub fn parse_for_packing(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Opt> {
+    parse(option, PACKB_MASK, func).map_err(|e| match e {
+        OptError::NotAnInt(msg) | OptError::Invalid(msg) => {
+            crate::exc::MsgpackEncodeError::new_err(msg)
+        }
     })
 }
 

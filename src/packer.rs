@@ -45,7 +45,7 @@ impl Packer {
         default: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
-        let opts = crate::parse_pack_option(option, "Packer")?;
+        let opts = crate::opt::parse_for_packing(option, "Packer")?;
         let default = match default {
             Some(d) if d.is_none() => None,
             Some(d) if !d.is_callable() => {
