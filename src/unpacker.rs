@@ -533,10 +533,7 @@ impl Unpacker {
 /// The Unpacker, borrowed for a call of `method`: a `RuntimeError` that says so when it is
 /// unpacking already (the call comes from one of its hooks, or from another thread).
 #[inline(always)]
-fn busy_check<'a, 'py>(
-    slf: &'a Bound<'py, Unpacker>,
-    method: &str,
-) -> PyResult<PyRefMut<'py, Unpacker>> {
+fn busy_check<'py>(slf: &Bound<'py, Unpacker>, method: &str) -> PyResult<PyRefMut<'py, Unpacker>> {
     slf.try_borrow_mut().map_err(|_| busy(method))
 }
 

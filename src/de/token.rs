@@ -280,11 +280,6 @@ mod tests {
         }
     }
 
-    fn read_first(bytes: &[u8]) -> Token<'_> {
-        let mut r = Reader::new(bytes);
-        next(&mut r, "value").unwrap_or(Token::Nil)
-    }
-
     #[test]
     fn truncation_and_reserved_are_errors_at_the_item() {
         for bytes in [

@@ -84,7 +84,8 @@ mod tests {
     #[test]
     fn depths_do_not_disturb_options() {
         pyo3::Python::initialize();
-        let mut s = State::new(0xdead_beef);
+        // Bit 31 (`COMPAT_PACK`) clear: the native limit.
+        let mut s = State::new(0x5ead_beef);
         for _ in 0..MAX_DEPTH {
             let next = s.enter_container();
             assert!(next.is_ok(), "depth below the limit");
@@ -95,10 +96,23 @@ mod tests {
             assert!(next.is_ok(), "depth below the limit");
             s = next.unwrap_or(s);
         }
-        assert_eq!(s.opts(), 0xdead_beef);
+        assert_eq!(s.opts(), 0x5ead_beef);
         assert_eq!(s.depth_left(), 0);
         assert_eq!(s.default_depth(), MAX_DEFAULT_DEPTH);
         assert!(s.enter_container().is_err());
         assert!(s.enter_default().is_err());
+    }
+
+    #[test]
+    fn compat_packs_as_deep_as_msgpack_python() {
+        pyo3::Python::initialize();
+        let mut s = State::new(crate::opt::COMPAT_PACK);
+        for _ in 0..MAX_COMPAT_ENCODE_DEPTH {
+            let next = s.enter_container();
+            assert!(next.is_ok(), "depth below the limit");
+            s = next.unwrap_or(s);
+        }
+        assert!(s.enter_container().is_err());
+        assert!(s.has(crate::opt::COMPAT_PACK));
     }
 }

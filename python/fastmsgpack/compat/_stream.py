@@ -316,7 +316,7 @@ class Unpacker:
         max_buffer_size = max_buffer_size or 2**31 - 1
         if read_size > max_buffer_size:
             raise ValueError("read_size must be smaller than max_buffer_size")
-        read_size = read_size or min(max_buffer_size, 16 * 1024)
+        read_size = read_size or min(max_buffer_size, 1024 * 1024)
         # The limits act as each item arrives, with msgpack-python's defaults (from
         # max_buffer_size).
         for kind in _LIMITED:
@@ -326,8 +326,14 @@ class Unpacker:
                 )
         compat = _options(out_of_data=OutOfData, buffer_full=BufferFull, **options)
         # Made anew, it drops what the previous one held (an object in progress among them).
-        self._stream = _core.Unpacker(
+        self._stream = stream = _core.Unpacker(
             file_like, read_size=read_size, max_buffer_size=max_buffer_size, compat=compat
+        )
+        # The core's methods, called without a Python frame in between: they take the same
+        # arguments and raise msgpack-python's exceptions themselves (the methods below say
+        # what each does).
+        self.__dict__.update(
+            feed=stream.feed, unpack=stream.unpack, skip=stream.skip, tell=stream.tell
         )
 
     def feed(self, next_bytes: Any) -> None:
@@ -359,8 +365,9 @@ class Unpacker:
         """Bytes consumed so far."""
         return int(self._stream.tell())
 
-    def __iter__(self) -> Unpacker:
-        return self
+    def __iter__(self) -> Any:
+        # The core's Unpacker iterates over the same stream, without a Python frame per object.
+        return self._stream
 
     def __next__(self) -> Any:
         return next(self._stream)

@@ -541,5 +541,5 @@ unsafe fn same_value_type(py: pyo3::Python<'_>, member: Obj, value: Obj) -> bool
     };
     member
         .getattr(pyo3::intern!(py, "_value_"))
-        .is_ok_and(|v| v.get_type().is(&value.get_type()))
+        .is_ok_and(|v| v.get_type().is(value.get_type()))
 }
