@@ -12,7 +12,10 @@ The replacement is a package named `msgpack` put first on the path: it re-export
 a JUnit XML report; the table counts its test cases. Where a test passes with msgpack-python and
 fails with compat, its name is listed below the table, with the first line of the failure.
 
-Usage: scripts/real_clients [--keep] [--only NAME]...
+Usage: scripts/real_clients [--keep] [--only NAME]... [--fastmsgpack DIR]
+
+--fastmsgpack DIR puts DIR first on the path of the compat runs: an unpacked wheel of another
+build (`python -m zipfile -e fastmsgpack-*.whl DIR`), to compare builds.
 """
 
 from __future__ import annotations
@@ -100,9 +103,14 @@ SUITES = [
 
 SHIM = {
     "__init__.py": (
+        "import fastmsgpack.compat as _compat\n"
         "from fastmsgpack.compat import *  # noqa: F403\n"
-        "from fastmsgpack.compat import __version__, version  # noqa: F401\n"
         "from . import exceptions, ext  # noqa: F401\n"
+        "\n"
+        "# Only what compat has: a build without them shows what their absence breaks.\n"
+        'for _name in ("version", "__version__"):\n'
+        "    if hasattr(_compat, _name):\n"
+        "        globals()[_name] = getattr(_compat, _name)\n"
     ),
     "exceptions.py": "from fastmsgpack.compat.exceptions import *  # noqa: F403\n",
     "ext.py": "from fastmsgpack.compat.ext import *  # noqa: F403\n",
@@ -209,12 +217,12 @@ def count(report: Path) -> Counts:
     return counts
 
 
-def run_suite(python: Path, root: Path, suite: Suite, where: Path, shim: Path | None) -> Counts:
+def run_suite(
+    python: Path, root: Path, suite: Suite, where: Path, shim: list[Path] | None
+) -> Counts:
     label = "compat" if shim else "msgpack"
     report = root / f"{suite.name.split()[0]}-{label}.xml"
-    paths = [str(where / suite.source)]
-    if shim is not None:
-        paths.insert(0, str(shim))
+    paths = [*map(str, shim or []), str(where / suite.source)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), PYTHONDONTWRITEBYTECODE="1")
     cmd = [
         str(python),
@@ -257,6 +265,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--only", action="append", default=[], help="run only these suites")
+    parser.add_argument(
+        "--fastmsgpack", type=Path, help="import fastmsgpack from here in the compat runs"
+    )
     args = parser.parse_args()
     project_venv = Path(sys.prefix)
     root = Path(tempfile.mkdtemp(prefix="fastmsgpack-real-clients-"))
@@ -273,7 +284,8 @@ def main() -> int:
             print(f"==> {suite.name}", file=sys.stderr, flush=True)
             where = fetch(root, python, suite)
             theirs = run_suite(python, root, suite, where, None)
-            mine = run_suite(python, root, suite, where, shim)
+            first = [shim] if args.fastmsgpack is None else [shim, args.fastmsgpack.resolve()]
+            mine = run_suite(python, root, suite, where, first)
             rows.append((suite, theirs, mine))
         print()
         header = ("suite", "tests", "passed with msgpack-python", "passed with compat")

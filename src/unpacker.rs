@@ -335,7 +335,7 @@ impl Unpacker {
     #[new]
     // max_buffer_size: 100 MiB.
     #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
-                        max_buffer_size=104857600, r#type=None, dec_hook=None, compat=None))]
+                        max_buffer_size=104857600, r#type=None, dec_hook=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -346,7 +346,6 @@ impl Unpacker {
         max_buffer_size: usize,
         r#type: Option<Bound<'_, PyAny>>,
         dec_hook: Option<Bound<'_, PyAny>>,
-        compat: Option<Py<CompatOptions>>,
     ) -> PyResult<Unpacker> {
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
         if read_size == 0 || max_buffer_size == 0 {
@@ -391,7 +390,7 @@ impl Unpacker {
             opts,
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
-            compat,
+            compat: None,
         })
     }
 
@@ -462,6 +461,13 @@ impl Unpacker {
         let mut this = busy_check(slf, "__next__")?;
         let result = this.next_object(py);
         this.compat_errors(py, result)
+    }
+
+    /// Puts a new Unpacker in compat mode, with msgpack-python's options (`fastmsgpack.compat`,
+    /// right after making it).
+    fn _set_compat(slf: &Bound<'_, Self>, options: Py<CompatOptions>) -> PyResult<()> {
+        busy_check(slf, "_set_compat")?.compat = Some(options);
+        Ok(())
     }
 
     /// Whether the Unpacker is unpacking (called from a hook): `fastmsgpack.compat` refuses to

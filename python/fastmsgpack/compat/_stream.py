@@ -327,8 +327,9 @@ class Unpacker:
         compat = _options(out_of_data=OutOfData, buffer_full=BufferFull, **options)
         # Made anew, it drops what the previous one held (an object in progress among them).
         self._stream = stream = _core.Unpacker(
-            file_like, read_size=read_size, max_buffer_size=max_buffer_size, compat=compat
+            file_like, read_size=read_size, max_buffer_size=max_buffer_size
         )
+        stream._set_compat(compat)
         # The core's methods, called without a Python frame in between: they take the same
         # arguments and raise msgpack-python's exceptions themselves (the methods below say
         # what each does).
