@@ -500,3 +500,20 @@ def test_timestamp_nanoseconds_are_checked(mode: int, data: bytes) -> None:
     unpacker = compat.Unpacker(timestamp=mode)
     unpacker.feed(data)
     assert outcome(unpacker.unpack)[0] == mine[0]
+
+
+def test_an_unpacker_its_hook_refers_to_is_freed() -> None:
+    def make() -> weakref.ref[Any]:
+        unpacker: Any = None
+
+        def hook(d: dict[Any, Any]) -> Any:
+            return (unpacker, d)
+
+        unpacker = compat.Unpacker(object_hook=hook)
+        unpacker.feed(b"\x81\xa1a\x01")
+        assert unpacker.unpack()[1] == {"a": 1}
+        return weakref.ref(unpacker)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None

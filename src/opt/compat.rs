@@ -7,6 +7,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::de::compat::options::{CompatOptions, Limits};
 
@@ -105,5 +106,15 @@ impl CompatOptions {
             out_of_data,
             buffer_full,
         })
+    }
+
+    // The hooks can hold what holds these options (an Unpacker whose hook refers to it): the
+    // garbage collector must see them to free such cycles.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.object_hook)?;
+        visit.call(&self.object_pairs_hook)?;
+        visit.call(&self.list_hook)?;
+        visit.call(&self.ext_hook)?;
+        visit.call(&self.timestamp_type)
     }
 }
