@@ -17,6 +17,8 @@
 #                                Celery benchmark start their own): installed from the
 #                                distribution when missing and possible (root with apt-get),
 #                                else an error message and a non-zero status
+#   ensure_wrk                   the same for wrk, the HTTP load generator of
+#                                benchmarks/test_fastapi.py
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -83,7 +85,10 @@ ensure_venv() {
     log "Installing the pinned '$group' dependency group into $dir ($("$py" --version 2>&1))"
     # Only upgrades pip when the installed one is older than 25.1, so a re-run needs no network.
     "$py" -m pip install --quiet --disable-pip-version-check "$PIP_REQUIREMENT" || return 1
-    "$py" -m pip install --quiet --disable-pip-version-check --group "$group"
+    "$py" -m pip install --quiet --disable-pip-version-check --group "$group" || return 1
+    # Pinned packages whose declared dependencies conflict with other pins (pyproject.toml says
+    # which and why), installed without their dependencies.
+    "$py" -m pip install --quiet --disable-pip-version-check --no-deps --group test-nodeps
 }
 
 build_release() {
@@ -126,5 +131,17 @@ ensure_redis_server() {
         command -v redis-server >/dev/null && return 0
     fi
     printf 'error: redis-server not found on PATH and cannot be installed here (not root, or no apt-get); install it (Debian or Ubuntu: apt-get install redis-server)\n' >&2
+    return 1
+}
+
+ensure_wrk() {
+    command -v wrk >/dev/null && return 0
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        log "Installing wrk (benchmarks/test_fastapi.py loads a uvicorn server with it)"
+        apt-get update -qq || return 1
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null || return 1
+        command -v wrk >/dev/null && return 0
+    fi
+    printf 'error: wrk not found on PATH and cannot be installed here (not root, or no apt-get); install it (Debian or Ubuntu: apt-get install wrk)\n' >&2
     return 1
 }

@@ -83,6 +83,7 @@ from fastmsgpack import (
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_NON_STR_KEYS,
     OPT_NUMPY_RAW,
+    BufferFull,
     Ext,
     MsgpackDecodeError,
     OutOfData,
@@ -95,6 +96,9 @@ DATA: Path = ROOT / "tests" / "data"
 FINDINGS_DIR: Path = DATA / "fuzz-findings"
 
 ExtHook = Callable[[int, bytes], Any]
+
+# The Unpacker's default max_buffer_size: an object whose headers declare more is refused at once.
+STREAM_MAX_BUFFER = 104857600
 
 # --- fuzz inputs ---------------------------------------------------------------------------------
 
@@ -553,7 +557,9 @@ def _check(case: Case) -> None:
     for decoder in DECODERS:
         hook = new_hook(mode)
         outcome = call(decoder.decode, case.data, case.option, hook)
-        allowed = (MsgpackDecodeError, OutOfData) if decoder.stream else (MsgpackDecodeError,)
+        allowed = (
+            (MsgpackDecodeError, OutOfData, BufferFull) if decoder.stream else (MsgpackDecodeError,)
+        )
         expect_error_types(case, decoder.name, outcome, allowed)
         if hook is not None:
             check_hook_calls(case, decoder.name, hook, outcome)
@@ -606,6 +612,12 @@ def check_stream(case: Case, decoder: Decoder, outcome: Outcome, reference: Outc
     if kind != "complete" and reference.ok:
         raise differs(f"the data is {kind} at {at}, yet unpackb decodes it")
     if kind == "truncated":
+        if type(outcome.error) is BufferFull:
+            # Refused at its header: what the headers declare cannot fit max_buffer_size.
+            declared = re.search(r"declares at least (\d+) bytes", str(outcome.error))
+            if declared is None or int(declared.group(1)) <= max(STREAM_MAX_BUFFER, len(case.data)):
+                raise differs("BufferFull for an object whose headers fit max_buffer_size")
+            return
         if type(outcome.error) is not OutOfData:
             raise differs("the data holds no complete object: OutOfData expected")
         return

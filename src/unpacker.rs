@@ -59,6 +59,9 @@ pub struct Unpacker {
     broken: Option<(Py<pyo3::types::PyType>, String)>,
     /// Compat mode: msgpack-python's options, errors and stream semantics.
     compat: Option<Py<CompatOptions>>,
+    /// Refuse an object whose headers already declare more than `max_buffer_size` bytes, rather
+    /// than wait for its bytes (off in `fastmsgpack.compat`, which waits as msgpack-python does).
+    refuse_unfit: bool,
     /// `buffers=`: an iterator over the out-of-band buffers of the messages to come.
     buffers: Option<Py<PyAny>>,
 }
@@ -133,6 +136,7 @@ impl Unpacker {
                     }))
                 }
                 Ok(Scan::Incomplete) => {
+                    self.check_fits(py)?;
                     if !self.read_more(py)? {
                         return Ok(None);
                     }
@@ -148,6 +152,27 @@ impl Unpacker {
                 }
             }
         }
+    }
+
+    /// Refuses, with `BufferFull`, the object being scanned when what its headers declare already
+    /// needs more than `max_buffer_size` bytes: it could never be read, and a peer announcing
+    /// 4 GiB need not be fed 100 MiB before the buffer says no. The stream stops there.
+    #[cold]
+    fn check_fits(&mut self, py: Python<'_>) -> PyResult<()> {
+        if !self.refuse_unfit {
+            return Ok(());
+        }
+        let least = self.scanner.least_len(&self.buf[self.head..]);
+        if least <= self.max_buffer_size as u64 {
+            return Ok(());
+        }
+        let err = BufferFull::new_err(format!(
+            "the object at byte offset {} declares at least {least} bytes, more than \
+             max_buffer_size ({})",
+            self.consumed, self.max_buffer_size
+        ));
+        self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
+        Err(err)
     }
 
     /// Reads up to `read_size` more bytes from the file-like object; `false` when there is none
@@ -403,6 +428,7 @@ impl Unpacker {
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
             compat: None,
+            refuse_unfit: true,
             buffers,
         })
     }
@@ -479,7 +505,10 @@ impl Unpacker {
     /// Puts a new Unpacker in compat mode, with msgpack-python's options (`fastmsgpack.compat`,
     /// right after making it).
     fn _set_compat(slf: &Bound<'_, Self>, options: Py<CompatOptions>) -> PyResult<()> {
-        busy_check(slf, "_set_compat")?.compat = Some(options);
+        let mut this = busy_check(slf, "_set_compat")?;
+        this.compat = Some(options);
+        // msgpack-python waits for the bytes of an object however long it says it is.
+        this.refuse_unfit = false;
         Ok(())
     }
 

@@ -124,7 +124,8 @@ def test_a_huge_declared_length_allocates_nothing() -> None:
     import tracemalloc
 
     for header in (b"\xdb\xff\xff\xff\xff", b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff"):
-        unpacker = Unpacker()
+        # With room for what the header declares, the Unpacker waits for the bytes.
+        unpacker = Unpacker(max_buffer_size=1 << 40)
         tracemalloc.start()
         unpacker.feed(header)
         assert list(unpacker) == []
@@ -137,6 +138,19 @@ def test_a_huge_declared_length_allocates_nothing() -> None:
     import psutil  # type: ignore[import-untyped]
 
     assert psutil.Process().memory_info().rss < 4 << 30
+
+
+def test_a_declared_length_over_max_buffer_size_is_refused_at_its_header() -> None:
+    # The object could never be read: BufferFull as soon as its header is whole, not once
+    # max_buffer_size bytes of it have come; the stream stops there.
+    for header in (b"\xdb\xff\xff\xff\xff", b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff"):
+        unpacker = Unpacker()
+        unpacker.feed(header[:-1])
+        assert list(unpacker) == []
+        unpacker.feed(header[-1:])
+        for _ in range(2):
+            with pytest.raises(BufferFull, match="declares at least"):
+                unpacker.unpack()
 
 
 def test_buffer_full_keeps_what_was_fed() -> None:

@@ -42,6 +42,7 @@ from fastmsgpack._fastmsgpack import (
     unpack,
     unpackb,
 )
+from fastmsgpack.aio import AsyncUnpacker
 
 __all__ = [
     "BUFFER_EXT_TYPE",
@@ -69,6 +70,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",

@@ -5,6 +5,8 @@ from typing import Any, Protocol, TypeVar, final, overload
 from _typeshed import SupportsWrite
 from typing_extensions import Buffer
 
+from fastmsgpack.aio import AsyncUnpacker as AsyncUnpacker
+
 __all__ = [
     "BUFFER_EXT_TYPE",
     "DEFAULT_BUFFER_THRESHOLD",
@@ -31,6 +33,7 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",

@@ -206,6 +206,32 @@ impl Scanner {
         Ok(true)
     }
 
+    /// The fewest bytes the object being scanned can take, from what has arrived (`data` as given
+    /// to the last [`Scanner::scan`]): where the pending item starts, plus that item's declared
+    /// length once its header is whole, plus a byte for each item the open containers still
+    /// need (an open container's own place in its parent is taken by its items). A lower bound,
+    /// never more than the object's real length: a reader compares it with the bytes it may
+    /// hold, to refuse at its header an object that could never fit. Only headers are read.
+    #[cold]
+    pub fn least_len(&self, data: &[u8]) -> u64 {
+        let items: u64 = self
+            .open
+            .iter()
+            .fold(0u64, |acc, o| acc.saturating_add(o.left));
+        let items = items.saturating_sub(self.open.len().saturating_sub(1) as u64);
+        let pos = self.pos as u64;
+        let Some(rest) = data.get(self.pos..).filter(|rest| !rest.is_empty()) else {
+            return pos.saturating_add(items);
+        };
+        let item = match token::declared_length(rest) {
+            Some(("map", n)) => (n as u64).saturating_mul(2).saturating_add(1),
+            Some((_, n)) => (n as u64).saturating_add(1),
+            None => 1,
+        };
+        pos.saturating_add(item)
+            .saturating_add(items.saturating_sub(1))
+    }
+
     /// Forgets the object being scanned.
     #[cfg(test)]
     pub fn reset(&mut self) {
@@ -294,6 +320,29 @@ mod tests {
             scanner.reset();
             let deep = vec![0x91u8; MAX_DECODE_DEPTH as usize + 1];
             assert!(scanner.scan(py, &deep, None).is_err());
+        })
+    }
+
+    #[test]
+    fn least_len_is_a_lower_bound_from_the_headers() {
+        pyo3::Python::attach(|py| {
+            let mut scanner = Scanner::default();
+            // A str 32 header declaring 2^32 - 1 bytes: the object needs at least that many.
+            let data = b"\xdb\xff\xff\xff\xff";
+            assert!(matches!(scanner.scan(py, data, None), Ok(Scan::Incomplete)));
+            assert_eq!(scanner.least_len(data), (1u64 << 32));
+            // [{"a": <array of 16 items, 1 arrived>}]: the map's open slot is the array itself.
+            scanner.reset();
+            let data = b"\x91\x81\xa1a\xdc\x00\x10\x01";
+            assert!(matches!(scanner.scan(py, data, None), Ok(Scan::Incomplete)));
+            assert_eq!(scanner.least_len(data), 8 + 15);
+            let mut whole = data.to_vec();
+            whole.extend_from_slice(&[1u8; 15]);
+            scanner.reset();
+            assert!(matches!(
+                scanner.scan(py, &whole, None),
+                Ok(Scan::Complete(23))
+            ));
         })
     }
 }

@@ -203,6 +203,42 @@ pub fn starts_with_bin8(data: &[u8], pos: usize, text: &[u8]) -> bool {
         && &rest[2..2 + text.len()] == text
 }
 
+/// The kind of item that `data` starts with (`"str"`, `"bin"`, `"array"`, `"map"`, `"ext"`) and
+/// the length its header declares, read from the header alone, before the item itself is there
+/// (`None` for the other kinds, and for a header cut short): the `max_*_len` limits of
+/// `fastmsgpack.compat` are checked against it before anything is read.
+#[inline(always)]
+pub fn declared_length(data: &[u8]) -> Option<(&'static str, usize)> {
+    let be = |n: usize| -> Option<usize> {
+        let bytes = data.get(1..1 + n)?;
+        Some(bytes.iter().fold(0usize, |acc, &b| acc << 8 | b as usize))
+    };
+    Some(match *data.first()? {
+        m @ 0x80..=0x8f => ("map", (m & 0x0f) as usize),
+        m @ 0x90..=0x9f => ("array", (m & 0x0f) as usize),
+        m @ 0xa0..=0xbf => ("str", (m & 0x1f) as usize),
+        0xc4 => ("bin", be(1)?),
+        0xc5 => ("bin", be(2)?),
+        0xc6 => ("bin", be(4)?),
+        0xc7 => ("ext", be(1)?),
+        0xc8 => ("ext", be(2)?),
+        0xc9 => ("ext", be(4)?),
+        0xd4 => ("ext", 1),
+        0xd5 => ("ext", 2),
+        0xd6 => ("ext", 4),
+        0xd7 => ("ext", 8),
+        0xd8 => ("ext", 16),
+        0xd9 => ("str", be(1)?),
+        0xda => ("str", be(2)?),
+        0xdb => ("str", be(4)?),
+        0xdc => ("array", be(2)?),
+        0xdd => ("array", be(4)?),
+        0xde => ("map", be(2)?),
+        0xdf => ("map", be(4)?),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +314,39 @@ mod tests {
             };
             assert_eq!(ours, theirs, "marker {byte:#04x}");
         }
+    }
+
+    #[test]
+    fn declared_length_agrees_with_the_token() {
+        let cases: [&[u8]; 8] = [
+            &[0xa2, b'h', b'i'],
+            &[0xd9, 1, b'x'],
+            &[0xc5, 0, 1, 7],
+            &[0xd6, 5, 1, 2, 3, 4],
+            &[0xc7, 0, 3],
+            &[0x92, 1, 2],
+            &[0xde, 0, 1, 1, 2],
+            &[0xdd, 0, 0, 0, 1, 0xc0],
+        ];
+        for bytes in cases {
+            let len = match read_first(bytes) {
+                Token::Str(b) | Token::Bin(b) | Token::Ext(_, b) => b.len(),
+                Token::Array(n) | Token::Map(n) => n,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(
+                declared_length(bytes).map(|(_, n)| n),
+                Some(len),
+                "{bytes:02x?}"
+            );
+        }
+        assert_eq!(declared_length(&[0x05]), None);
+        assert_eq!(declared_length(&[0xdc, 0]), None, "a header cut short");
+    }
+
+    fn read_first(bytes: &[u8]) -> Token<'_> {
+        let mut r = Reader::new(bytes);
+        next(&mut r, "value").unwrap_or(Token::Nil)
     }
 
     #[test]
