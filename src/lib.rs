@@ -69,7 +69,7 @@ unsafe fn packb_fast(
         call.keywords(py, "packb", names)?;
     let default = one_of(default, kw_default, "default")?;
     let option = one_of(option, kw_option, "option")?;
-    let opts = parse_pack_option(option.as_deref(), "packb")?;
+    let opts = opt::parse_for_packing(option.as_deref(), "packb")?;
     let registry = registry::table_of(registry.as_deref())?;
     let value = match callback {
         None => ser::packb(py, &obj, (default.as_deref(), registry), opts)?,
@@ -111,7 +111,7 @@ fn pack<'py>(
     option: Option<&Bound<'py, PyAny>>,
     registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<()> {
-    let opts = parse_pack_option(option, "pack")?;
+    let opts = opt::parse_for_packing(option, "pack")?;
     let registry = registry::table_of(registry)?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
@@ -140,32 +140,8 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
     err
 }
 
-/// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
-#[inline(always)]
-pub(crate) fn parse_pack_option(
-    option: Option<&Bound<'_, PyAny>>,
-    func: &str,
-) -> PyResult<opt::Opt> {
-    let opts = opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
-        OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
-    })?;
-    if opts & opt::EXACT != 0 && opts & opt::JSON_COMPAT != 0 {
-        return Err(exact_with_json_compat(func));
-    }
-    Ok(opts)
-}
-
-#[cold]
-fn exact_with_json_compat(func: &str) -> PyErr {
-    MsgpackEncodeError::new_err(format!(
-        "invalid option: OPT_EXACT and OPT_JSON_COMPAT cannot be combined in {func} (JSON has no \
-         extension types)"
-    ))
-}
-
 /// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)`, in
-/// the module's
-/// method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
+/// the module's method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
 /// extraction, which cost 159 instructions a call (callgrind), about 2% of a small message.
 static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
     b"unpackb\0",
@@ -344,7 +320,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;
-    m.add_class::<compat::CompatOptions>()?;
+    m.add_class::<de::compat::options::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;

@@ -129,7 +129,7 @@ pub fn packb_frames<'py>(
     option: Option<&Bound<'py, PyAny>>,
     buffer_threshold: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = crate::parse_pack_option(option, "packb_frames")?;
+    let opts = crate::opt::parse_for_packing(option, "packb_frames")?;
     pack_frames(py, obj, default, opts, threshold(buffer_threshold)?)
 }
 

@@ -3,6 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
+pub mod compat;
+
 pub type Opt = u32;
 
 pub const NON_STR_KEYS: Opt = 1 << 0;
@@ -33,6 +35,11 @@ pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
 pub const EXACT: Opt = 1 << 22;
 /// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
 pub const BIN_MEMORYVIEW: Opt = 1 << 23;
+
+/// Internal to `fastmsgpack.compat` (set by its packing entry point, never accepted from
+/// Python): pack as msgpack-python does where it differs from `packb` (as deep as it packs;
+/// `set`, `frozenset` and `Decimal` to `default`).
+pub const COMPAT_PACK: Opt = 1 << 31;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -146,6 +153,29 @@ pub fn parse_for_reading(
         OptError::NotAnInt(msg) => pyo3::exceptions::PyTypeError::new_err(msg),
         OptError::Invalid(msg) => crate::exc::MsgpackDecodeError::new_err(msg),
     })
+}
+
+/// [`parse`] for a packing entry point (`packb`, `pack`, `Packer`, named `func` in errors):
+/// every refusal is a `MsgpackEncodeError`.
+#[inline(always)]
+pub fn parse_for_packing(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Opt> {
+    let opts = parse(option, PACKB_MASK, func).map_err(|e| match e {
+        OptError::NotAnInt(msg) | OptError::Invalid(msg) => {
+            crate::exc::MsgpackEncodeError::new_err(msg)
+        }
+    })?;
+    if opts & EXACT != 0 && opts & JSON_COMPAT != 0 {
+        return Err(exact_with_json_compat(func));
+    }
+    Ok(opts)
+}
+
+#[cold]
+fn exact_with_json_compat(func: &str) -> PyErr {
+    crate::exc::MsgpackEncodeError::new_err(format!(
+        "invalid option: OPT_EXACT and OPT_JSON_COMPAT cannot be combined in {func} (JSON has no \
+         extension types)"
+    ))
 }
 
 #[cold]

@@ -55,7 +55,7 @@ impl Packer {
         buffer_threshold: Option<&Bound<'_, PyAny>>,
         registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
-        let opts = crate::parse_pack_option(option, "Packer")?;
+        let opts = crate::opt::parse_for_packing(option, "Packer")?;
         let registry = crate::registry::table_of(registry)?;
         let default = match default {
             Some(d) if d.is_none() => None,

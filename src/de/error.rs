@@ -128,6 +128,15 @@ impl DeError {
         }
     }
 
+    /// Where the error was found, when the input or a callback is at fault.
+    #[cold]
+    pub fn offset(&self) -> Option<usize> {
+        match &*self.0 {
+            Failure::Input { offset, .. } | Failure::Callback { offset, .. } => Some(*offset),
+            Failure::Python(_) => None,
+        }
+    }
+
     /// The same error, its offset counted from `base` bytes earlier (from the start of a
     /// stream instead of the start of the object).
     #[cold]

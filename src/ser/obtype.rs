@@ -120,10 +120,10 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         return ObType::MemoryView;
     }
     if ty == ffi::set_type() || ty == ffi::frozenset_type() {
-        return ObType::Set;
+        return compat_other(st, ObType::Set);
     }
     if ty == k.decimal {
-        return ObType::Decimal;
+        return compat_other(st, ObType::Decimal);
     }
     if ty == cx.fragment_types.0 {
         return ObType::Fragment;
@@ -141,6 +141,17 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     // SAFETY: as above.
     unsafe { cx.last_lineage.remember(ty, found) };
     found
+}
+
+/// `kind`, or `default`'s for `fastmsgpack.compat`, which packs sets and decimals as
+/// msgpack-python does: through `default` (a `TypeError` without one).
+#[inline(always)]
+fn compat_other(st: State, kind: ObType) -> ObType {
+    if st.has(opt::COMPAT_PACK) {
+        ObType::Other
+    } else {
+        kind
+    }
 }
 
 /// numpy's types, then [`classify_by_lineage`].
@@ -235,7 +246,7 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             };
         }
         if ffi::is_subtype(ty, k.decimal) {
-            return ObType::Decimal;
+            return compat_other(st, ObType::Decimal);
         }
         if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             ObType::Str
@@ -255,7 +266,7 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             ObType::ByteArray
         } else if ffi::is_subtype(ty, ffi::set_type()) || ffi::is_subtype(ty, ffi::frozenset_type())
         {
-            ObType::Set
+            compat_other(st, ObType::Set)
         } else {
             ObType::Other
         }

@@ -94,12 +94,9 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         if let Some(entry) = exact.registry.as_ref().and_then(|t| t.by_code(tag)) {
             let value = self.payload_value(tag, data, depth, start)?;
             if let Some(members) = &entry.members {
-                // SAFETY: attached; the map is held by the table, and the member found is
-                // taken at once.
-                let found = unsafe {
-                    ffi::dict_get(members.as_ptr(), value.as_ptr())
-                        .map(|member| Owned::from_borrowed(member))
-                };
+                // SAFETY: attached; the map is held by the table, and `dict_get` gives a strong
+                // reference to the member found.
+                let found = unsafe { ffi::dict_get(members.as_ptr(), value.as_ptr()) };
                 if let Some(member) = found {
                     return Ok(Some(member));
                 }

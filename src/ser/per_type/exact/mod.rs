@@ -103,7 +103,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         } else if ty == k.decimal {
             scalars::write_decimal(obj, e)
         } else if ty == ffi::bytearray_type() {
-            e.ext(code::BYTEARRAY, ffi::bytearray_data(obj))
+            ffi::with_bytearray(obj, |bytes| e.ext(code::BYTEARRAY, bytes))
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.timedelta) {
             time::write_timedelta(obj, e)
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.complex) {
