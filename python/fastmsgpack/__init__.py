@@ -38,6 +38,8 @@ from fastmsgpack._fastmsgpack import (
     unpack,
     unpackb,
 )
+from fastmsgpack._fastmsgpack import ArrayView, MapView
+from fastmsgpack._view import View
 
 __all__ = [
     "OPT_APPEND_NEWLINE",
@@ -76,4 +78,7 @@ __all__ = [
     "packb",
     "unpack",
     "unpackb",
+    "View",
+    "MapView",
+    "ArrayView",
 ]

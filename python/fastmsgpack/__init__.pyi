@@ -1,4 +1,4 @@
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, final, overload
 
 from _typeshed import SupportsWrite
@@ -41,6 +41,9 @@ __all__ = [
     "packb",
     "unpack",
     "unpackb",
+    "View",
+    "MapView",
+    "ArrayView",
 ]
 
 __version__: str
@@ -189,3 +192,43 @@ class Fragment:
     def __new__(cls, contents: bytes | bytearray | memoryview) -> Fragment: ...
     @property
     def contents(self) -> bytes: ...
+
+class View:
+    """A lazy, read-only view of one MessagePack object: a ``MapView`` for a map, an
+    ``ArrayView`` for an array, any other value decoded as ``unpackb`` would."""
+
+    def __new__(
+        cls,
+        data: Buffer,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        type: Any = None,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        validate: bool = True,
+    ) -> Any: ...
+
+@final
+class MapView(Mapping[Any, Any]):
+    """A MessagePack map read where it lies; values decode when read."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def get(self, key: Any, default: Any = None, *, type: Any = None) -> Any: ...  # type: ignore[override]
+    def keys(self) -> list[Any]: ...  # type: ignore[override]
+    def values(self) -> list[Any]: ...  # type: ignore[override]
+    def items(self) -> list[tuple[Any, Any]]: ...  # type: ignore[override]
+    def to_python(self, *, type: Any = None) -> Any: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+@final
+class ArrayView(Sequence[Any]):
+    """A MessagePack array read where it lies; items decode when read."""
+
+    def __getitem__(self, index: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def get(self, index: int, default: Any = None, *, type: Any = None) -> Any: ...
+    def to_python(self, *, type: Any = None) -> Any: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...

@@ -82,6 +82,12 @@ impl<'a> Decoder<'a> {
         Ok((value, self.r.pos))
     }
 
+    /// The map key that starts at `offset`, as a map nested `depth` deep would make it.
+    pub fn key_at(&mut self, offset: usize, depth: u32) -> DeResult<Owned> {
+        self.r.pos = offset;
+        self.key(depth)
+    }
+
     /// One value, whatever its type.
     #[inline(always)]
     fn value(&mut self, depth: u32) -> DeResult<Owned> {
