@@ -69,41 +69,52 @@ pub fn end_of(data: &[u8], pos: usize, depth: u32) -> Result<usize, DeError> {
     Ok(r.pos)
 }
 
-/// An array's items, found as far as they have been asked for.
+/// An array's items, found as far as they have been asked for. Finding item `i` passes over
+/// the items before it, not over item `i` itself.
 pub struct ArrayScan {
     starts: Vec<usize>,
-    /// Where the first item not yet found starts.
-    next: usize,
+    /// Where the array ends, once found.
+    end: Option<usize>,
 }
 
 impl ArrayScan {
-    pub fn new(header: &Header) -> ArrayScan {
+    pub fn new(_header: &Header) -> ArrayScan {
         ArrayScan {
             starts: Vec::new(),
-            next: header.body,
+            end: None,
         }
     }
 
     /// Where item `i` (less than the header's length) starts.
     pub fn item(&mut self, data: &[u8], header: &Header, i: usize) -> Result<usize, DeError> {
-        while self.starts.len() <= i && self.starts.len() < header.len {
-            let end = skip_item(data, self.next, header.depth)?;
-            self.starts.push(self.next);
-            self.next = end;
+        if i >= header.len {
+            return Err(DeError::input(Kind::Empty, header.start));
         }
-        // Only reached with `i < header.len`, so the loop has found item `i`.
-        self.starts
-            .get(i)
-            .copied()
-            .ok_or_else(|| DeError::input(Kind::Empty, self.next))
+        if self.starts.is_empty() {
+            self.starts.push(header.body);
+        }
+        while self.starts.len() <= i {
+            let last = self.starts.last().copied().unwrap_or(header.body);
+            let next = skip_item(data, last, header.depth)?;
+            self.starts.push(next);
+        }
+        Ok(self.starts.get(i).copied().unwrap_or(header.body))
     }
 
     /// Where the array ends (every item found).
     pub fn end(&mut self, data: &[u8], header: &Header) -> Result<usize, DeError> {
-        if header.len > 0 {
-            self.item(data, header, header.len - 1)?;
+        if let Some(end) = self.end {
+            return Ok(end);
         }
-        Ok(self.next)
+        let end = match header.len {
+            0 => header.body,
+            n => {
+                let last = self.item(data, header, n - 1)?;
+                skip_item(data, last, header.depth)?
+            }
+        };
+        self.end = Some(end);
+        Ok(end)
     }
 }
 
@@ -123,8 +134,9 @@ const INDEX_MIN_ENTRIES: usize = 16;
 /// A map's entries, found as far as they have been asked for.
 pub struct MapScan {
     entries: Vec<Entry>,
-    /// Where the first entry not yet found starts.
-    next: usize,
+    /// Where the first entry not yet found starts, once known (the last entry's value is only
+    /// passed over when the entry after it is asked for).
+    next: Option<usize>,
     /// A str key's first entry, made once the whole map is found and it is large.
     index: Option<HashMap<Box<[u8]>, usize>>,
 }
@@ -133,7 +145,7 @@ impl MapScan {
     pub fn new(header: &Header) -> MapScan {
         MapScan {
             entries: Vec::new(),
-            next: header.body,
+            next: Some(header.body),
             index: None,
         }
     }
@@ -145,7 +157,7 @@ impl MapScan {
     /// Finds one more entry; its key is checked as the decoder checks a key (valid UTF-8, or
     /// another type only with `OPT_NON_STR_KEYS`, never a map).
     fn scan_one(&mut self, data: &[u8], header: &Header, opts: Opt) -> Result<Entry, DeError> {
-        let key = self.next;
+        let key = self.next_key(data, header)?;
         let mut r = Reader::new(data);
         r.pos = key;
         let text = match token::next_key(&mut r)? {
@@ -168,11 +180,23 @@ impl MapScan {
             }
         };
         let value = r.pos;
-        let end = skip_item(data, value, header.depth)?;
         let entry = Entry { key, value, text };
         self.entries.push(entry);
-        self.next = end;
+        self.next = None;
         Ok(entry)
+    }
+
+    /// Where the first entry not yet found starts.
+    fn next_key(&mut self, data: &[u8], header: &Header) -> Result<usize, DeError> {
+        if let Some(next) = self.next {
+            return Ok(next);
+        }
+        let next = match self.entries.last() {
+            Some(last) => skip_item(data, last.value, header.depth)?,
+            None => header.body,
+        };
+        self.next = Some(next);
+        Ok(next)
     }
 
     /// Finds every entry.
@@ -186,7 +210,7 @@ impl MapScan {
     /// Where the map ends (every entry found).
     pub fn end(&mut self, data: &[u8], header: &Header, opts: Opt) -> Result<usize, DeError> {
         self.all(data, header, opts)?;
-        Ok(self.next)
+        self.next_key(data, header)
     }
 
     /// The first entry whose key is the str of UTF-8 bytes `key`, reading no further into the
