@@ -8,7 +8,7 @@ use pyo3::types::{PyList, PySlice};
 
 use super::doc::lock;
 use super::map::plain;
-use super::scan::ArrayScan;
+use super::scan::{ArrayScan, At};
 use super::{export, item, Place};
 use crate::de::DeError;
 
@@ -28,9 +28,9 @@ impl ArrayView {
     }
 
     /// Where item `i` (in range) starts.
-    fn start(&self, i: usize) -> PyResult<usize> {
+    fn start(&self, i: usize) -> PyResult<At> {
         let mut scan = lock(&self.table);
-        scan.item(self.place.doc.data(), &self.place.header, i)
+        scan.item(self.place.doc.input(), &self.place.header, i)
             .map_err(DeError::into_pyerr)
     }
 
@@ -126,7 +126,7 @@ impl ArrayView {
             Some(tp) => {
                 let start = self.start(i)?;
                 let depth = self.place.header.depth + 1;
-                self.place.doc.decode_as(py, start, depth, tp)
+                self.place.doc.decode_as(py, start.pos, depth, tp)
             }
             None => self.at(py, i),
         }
@@ -177,7 +177,7 @@ impl ArrayView {
         let this = slf.get();
         let header = this.place.header;
         let end = lock(&this.table)
-            .end(this.place.doc.data(), &header)
+            .end(this.place.doc.input(), &header)
             .map_err(DeError::into_pyerr)?;
         let bytes = this
             .place

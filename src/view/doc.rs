@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::scan::{ArrayScan, Header, MapScan};
+use super::scan::{ArrayScan, Header, Input, MapScan, Spans};
 use crate::de::typed::plan::TypePlan;
 use crate::de::{self, DeError, Setup};
 use crate::ffi::InputBuffer;
@@ -40,6 +40,8 @@ pub struct Doc {
     pub dec_hook: Option<Py<PyAny>>,
     /// The plan of the type the document is read as (`View(data, type=T)`).
     pub plan: Option<Py<TypePlan>>,
+    /// Where each container starts and ends, when the document was checked at creation.
+    spans: Spans,
     /// Each container's table, by the offset of its header: found once, whichever view asks.
     tables: Mutex<HashMap<usize, Table>>,
 }
@@ -62,6 +64,7 @@ impl Doc {
         ext_hook: Option<&Bound<'_, PyAny>>,
         dec_hook: Option<&Bound<'_, PyAny>>,
         tp: Option<&Bound<'_, PyAny>>,
+        validate: bool,
     ) -> PyResult<Doc> {
         let plan = tp.map(|tp| super::typed::plan_of(py, tp)).transpose()?;
         let source = match data.cast::<PyBytes>() {
@@ -83,6 +86,11 @@ impl Doc {
             Source::Buffer(b) => b.as_slice(),
         };
         let (ptr, len) = (bytes.as_ptr(), bytes.len());
+        let spans = if validate {
+            Spans::check(bytes).map_err(DeError::into_pyerr)?
+        } else {
+            Spans::default()
+        };
         let setup = Setup::new(py, opts, ext_hook, None)?;
         Ok(Doc {
             _source: source,
@@ -92,6 +100,7 @@ impl Doc {
             ext_hook: ext_hook.map(|h| h.clone().unbind()),
             dec_hook: dec_hook.map(|h| h.clone().unbind()),
             plan,
+            spans,
             tables: Mutex::new(HashMap::new()),
         })
     }
@@ -104,6 +113,14 @@ impl Doc {
         // SAFETY: `data` and `len` describe memory that `_source` keeps alive and unchanged for
         // as long as `self` lives (see `Send`).
         unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+
+    /// The input with the spans of its containers.
+    pub fn input(&self) -> Input<'_> {
+        Input {
+            data: self.data(),
+            spans: self.spans.as_slice(),
+        }
     }
 
     pub fn opts(&self) -> Opt {
@@ -127,7 +144,7 @@ impl Doc {
         if let Some(Table::Array(table)) = tables.get(&header.start) {
             return table.clone();
         }
-        let table = Arc::new(Mutex::new(ArrayScan::new(header)));
+        let table = Arc::new(Mutex::new(ArrayScan::new()));
         tables.insert(header.start, Table::Array(table.clone()));
         table
     }

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::doc::lock;
-use super::scan::{Entry, MapScan};
+use super::scan::{Entry, Input, MapScan};
 use super::{export, item, ArrayView, Place};
 use crate::de::{self, DeError};
 use crate::opt;
@@ -30,15 +30,15 @@ impl MapView {
     /// Runs `f` on the map's table, with errors turned into Python exceptions.
     fn with_scan<R>(
         &self,
-        f: impl FnOnce(&mut MapScan, &[u8]) -> Result<R, DeError>,
+        f: impl FnOnce(&mut MapScan, Input<'_>) -> Result<R, DeError>,
     ) -> PyResult<R> {
         let mut scan = lock(&self.table);
-        f(&mut scan, self.place.doc.data()).map_err(DeError::into_pyerr)
+        f(&mut scan, self.place.doc.input()).map_err(DeError::into_pyerr)
     }
 
     fn all(&self) -> PyResult<Vec<Entry>> {
         let (header, opts) = (self.place.header, self.place.doc.opts());
-        self.with_scan(|scan, data| Ok(scan.all(data, &header, opts)?.to_vec()))
+        self.with_scan(|scan, input| Ok(scan.all(input, &header, opts)?.to_vec()))
     }
 
     /// The first entry whose key equals `key`, reading no further into the map than needed.
@@ -51,7 +51,7 @@ impl MapView {
                 return Ok(None);
             };
             let found =
-                self.with_scan(|scan, data| scan.find_str(data, &header, opts, text.as_bytes()))?;
+                self.with_scan(|scan, input| scan.find_str(input, &header, opts, text.as_bytes()))?;
             if found.is_some() || opts & opt::NON_STR_KEYS == 0 {
                 return Ok(found);
             }
@@ -97,7 +97,7 @@ impl MapView {
             Some(tp) => self
                 .place
                 .doc
-                .decode_as(py, entry.value, self.place.header.depth + 1, tp),
+                .decode_as(py, entry.value.pos, self.place.header.depth + 1, tp),
             None => self.value(py, entry),
         }
     }
@@ -209,7 +209,7 @@ impl MapView {
     ) -> PyResult<()> {
         let this = slf.get();
         let (header, opts) = (this.place.header, this.place.doc.opts());
-        let end = this.with_scan(|scan, data| scan.end(data, &header, opts))?;
+        let end = this.with_scan(|scan, input| scan.end(input, &header, opts))?;
         let bytes = this
             .place
             .doc

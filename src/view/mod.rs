@@ -20,7 +20,7 @@ use pyo3::IntoPyObjectExt;
 pub use array::ArrayView;
 use doc::Doc;
 pub use map::MapView;
-use scan::Header;
+use scan::{At, Header};
 
 use crate::de::token;
 use crate::de::DeError;
@@ -41,10 +41,11 @@ pub struct Place {
 pub fn item<'py>(
     py: Python<'py>,
     doc: &Arc<Doc>,
-    offset: usize,
+    at: At,
     depth: u32,
     node: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let offset = at.pos;
     let data = doc.data();
     let container = data
         .get(offset)
@@ -60,7 +61,9 @@ pub fn item<'py>(
             None => doc.decode(py, offset, depth),
         };
     }
-    let Some((header, is_map)) = Header::read(data, offset, depth).map_err(DeError::into_pyerr)?
+    let span = doc.input().span_at(offset, at.span);
+    let Some((header, is_map)) =
+        Header::read(data, offset, depth, span).map_err(DeError::into_pyerr)?
     else {
         return doc.decode(py, offset, depth);
     };
@@ -101,15 +104,13 @@ pub fn _view<'py>(
     let ext_hook = ext_hook.filter(|h| !h.is_none());
     let dec_hook = dec_hook.filter(|h| !h.is_none());
     let tp = r#type.filter(|t| !t.is_none());
-    let doc = Arc::new(Doc::new(py, data, opts, ext_hook, dec_hook, tp)?);
+    let doc = Arc::new(Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?);
     let bytes = doc.data();
-    if validate {
-        crate::de::skip::check_one(bytes).map_err(DeError::into_pyerr)?;
-    } else if bytes.is_empty() {
+    if bytes.is_empty() {
         return Err(DeError::input(crate::de::Kind::Empty, 0).into_pyerr());
     }
     let root = doc.root_node(py);
-    let value = item(py, &doc, 0, 0, root)?;
+    let value = item(py, &doc, At { pos: 0, span: 0 }, 0, root)?;
     let is_view = value.is_instance_of::<MapView>() || value.is_instance_of::<ArrayView>();
     if !validate && !is_view {
         // Decoded whole, as `unpackb` decodes it: nothing may follow it.
