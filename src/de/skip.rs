@@ -131,6 +131,39 @@ fn walk(r: &mut Reader<'_>, depth: u32, record: &mut impl Record) -> DeResult<()
     }
 }
 
+/// For each fixstr length, the high bit of each of its bytes, then zeros: `HIGH_BITS[len]`.
+static HIGH_BITS: [[u64; 4]; 32] = {
+    let mut table = [[0u64; 4]; 32];
+    let mut len = 0;
+    while len < 32 {
+        let mut byte = 0;
+        while byte < len {
+            table[len][byte / 8] |= 0x80 << (8 * (byte % 8));
+            byte += 1;
+        }
+        len += 1;
+    }
+    table
+};
+
+/// Whether the first `len` (at most 31) bytes of the 32-byte `window` are ASCII: four word
+/// loads, masked, without the loop and the alignment work of `<[u8]>::is_ascii`, which took
+/// most of the check's time on short keys and names.
+#[inline(always)]
+fn fixstr_is_ascii(window: &[u8; 32], len: usize) -> bool {
+    let mask = &HIGH_BITS[len & 31];
+    let words: &[[u8; 8]; 4] = window
+        .as_chunks::<8>()
+        .0
+        .first_chunk::<4>()
+        .unwrap_or(&[[0; 8]; 4]);
+    let high = (u64::from_le_bytes(words[0]) & mask[0])
+        | (u64::from_le_bytes(words[1]) & mask[1])
+        | (u64::from_le_bytes(words[2]) & mask[2])
+        | (u64::from_le_bytes(words[3]) & mask[3]);
+    high == 0
+}
+
 /// Reads the item that starts at `start` (a scalar whole, a container's header only) and
 /// returns, for a container, how many items it holds.
 #[inline(always)]
@@ -152,9 +185,15 @@ fn item(r: &mut Reader<'_>, start: usize) -> DeResult<Option<u64>> {
                 return Ok(Some((marker & 0x0f) as u64));
             }
             0xa0..=0xbf => {
-                let end = start + 1 + (marker & 0x1f) as usize;
+                let len = (marker & 0x1f) as usize;
+                let end = start + 1 + len;
                 if let Some(bytes) = r.data.get(start + 1..end) {
-                    if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
+                    let window = r.data.get(start + 1..start + 33);
+                    let ascii = match window.and_then(|w| <&[u8; 32]>::try_from(w).ok()) {
+                        Some(window) => fixstr_is_ascii(window, len),
+                        None => bytes.is_ascii(),
+                    };
+                    if !ascii && simdutf8::basic::from_utf8(bytes).is_err() {
                         return Err(DeError::input(Kind::InvalidUtf8, start));
                     }
                     r.pos = end;
@@ -175,4 +214,50 @@ fn item(r: &mut Reader<'_>, start: usize) -> DeResult<Option<u64>> {
         Token::Map(n) => Some(2 * n as u64),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixstr_ascii_check_agrees_with_is_ascii() {
+        for len in 0..32usize {
+            for high in [
+                None,
+                Some(0),
+                Some(len / 2),
+                Some(len.saturating_sub(1)),
+                Some(len),
+            ] {
+                let mut window = [b'a'; 32];
+                // A byte past the str is never looked at.
+                if len < 32 {
+                    window[len] = 0xff;
+                }
+                if let Some(at) = high.filter(|&at| at < len) {
+                    window[at] = 0xc3;
+                }
+                assert_eq!(
+                    fixstr_is_ascii(&window, len),
+                    window[..len].is_ascii(),
+                    "len {len}, high byte at {high:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn check_one_refuses_what_the_decoder_refuses() {
+        assert!(check_one(&[0xa2, b'h', b'i']).is_ok());
+        assert!(check_one(&[0xa2, 0xc3, 0x28]).is_err(), "invalid UTF-8");
+        assert!(check_one(&[0xa3, b'h', b'i']).is_err(), "truncated");
+        assert!(check_one(&[0x92, 0x01]).is_err(), "truncated array");
+        assert!(check_one(&[0x91, 0xc1]).is_err(), "reserved");
+        assert!(check_one(&[0x01, 0x02]).is_err(), "trailing");
+        let deep: Vec<u8> = std::iter::repeat_n(0x91, 1100).chain([0]).collect();
+        assert!(check_one(&deep).is_err(), "too deep");
+        let deep_ok: Vec<u8> = std::iter::repeat_n(0x91, 1000).chain([0]).collect();
+        assert!(check_one(&deep_ok).is_ok());
+    }
 }

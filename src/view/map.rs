@@ -94,10 +94,11 @@ impl MapView {
         tp: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         match tp.filter(|t| !t.is_none()) {
-            Some(tp) => self
-                .place
-                .doc
-                .decode_as(py, entry.value.pos, self.place.header.depth + 1, tp),
+            Some(tp) => {
+                self.place
+                    .doc
+                    .decode_as(py, entry.value.pos, self.place.header.depth + 1, tp)
+            }
             None => self.value(py, entry),
         }
     }

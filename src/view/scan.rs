@@ -327,7 +327,12 @@ impl MapScan {
     }
 
     /// Finds every entry.
-    pub fn all(&mut self, input: Input<'_>, header: &Header, opts: Opt) -> Result<&[Entry], DeError> {
+    pub fn all(
+        &mut self,
+        input: Input<'_>,
+        header: &Header,
+        opts: Opt,
+    ) -> Result<&[Entry], DeError> {
         while !self.complete(header) {
             self.scan_one(input, header, opts)?;
         }
