@@ -85,6 +85,13 @@ impl Input<'_> {
     /// first span at or after that end. `span` is the index of the first span at or after `pos`.
     #[inline(always)]
     fn skip(&self, pos: usize, span: usize, depth: u32) -> Result<(usize, usize), DeError> {
+        // An int, float, nil, bool or fixext: its length from the marker alone.
+        if let Some(&marker) = self.data.get(pos) {
+            let fixed = token::FIXED_LEN[marker as usize] as usize;
+            if fixed != 0 && fixed <= self.data.len() - pos {
+                return Ok((pos + fixed, span));
+            }
+        }
         if let Some(found) = self.spans.get(span) {
             if found.start == pos {
                 return Ok((found.end, found.after));
