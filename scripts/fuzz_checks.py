@@ -613,9 +613,7 @@ def check_views(case: Case, reference: Outcome) -> None:
         name = f"View(validate={validate})"
 
         def read(hook: ExtHook | None = hook, validate: bool = validate) -> Any:
-            view = fastmsgpack.View(
-                case.data, option=case.option, ext_hook=hook, validate=validate
-            )
+            view = fastmsgpack.View(case.data, option=case.option, ext_hook=hook, validate=validate)
             return walk_view(view)
 
         outcome = call(read)

@@ -29,9 +29,7 @@ ROUTE: dict[str, Any] = {
     "id": 4242,
     "name": "north loop",
     "values": [0.5, 1.25, -3.0],
-    "children": [
-        {"id": i, "name": f"stop-{i}", "point": [i / 2, -i / 4]} for i in range(50)
-    ],
+    "children": [{"id": i, "name": f"stop-{i}", "point": [i / 2, -i / 4]} for i in range(50)],
     "meta": {"tags": ["a", "b"], "ok": True, "none": None, "blob": b"\x00\x01"},
 }
 PACKED = packb(ROUTE)
@@ -180,7 +178,7 @@ def test_inputs(tmp_path: Path) -> None:
             m.close()
         del view
     with pytest.raises(TypeError, match="View\\(\\) argument must be bytes"):
-        View("text")
+        View("text")  # type: ignore[arg-type]
 
 
 def test_bytearray_changed_after_creation() -> None:

@@ -23,9 +23,11 @@ from fastmsgpack._fastmsgpack import (
     OPT_SORT_KEYS,
     OPT_STRICT_INTEGER,
     OPT_UTC_Z,
+    ArrayView,
     BufferFull,
     Ext,
     Fragment,
+    MapView,
     MsgpackDecodeError,
     MsgpackEncodeError,
     OutOfData,
@@ -38,7 +40,6 @@ from fastmsgpack._fastmsgpack import (
     unpack,
     unpackb,
 )
-from fastmsgpack._fastmsgpack import ArrayView, MapView
 from fastmsgpack._view import View
 
 __all__ = [
@@ -64,21 +65,21 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "ArrayView",
     "BufferFull",
     "Ext",
     "Fragment",
+    "MapView",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
     "Unpacker",
     "ValidationError",
+    "View",
     "__version__",
     "pack",
     "packb",
     "unpack",
     "unpackb",
-    "View",
-    "MapView",
-    "ArrayView",
 ]

@@ -27,23 +27,23 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "ArrayView",
     "BufferFull",
     "Ext",
     "Fragment",
+    "MapView",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
     "Unpacker",
     "ValidationError",
+    "View",
     "__version__",
     "pack",
     "packb",
     "unpack",
     "unpackb",
-    "View",
-    "MapView",
-    "ArrayView",
 ]
 
 __version__: str
@@ -216,7 +216,7 @@ class MapView(Mapping[Any, Any]):
     def __getitem__(self, key: Any, /) -> Any: ...
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Any]: ...
-    def get(self, key: Any, default: Any = None, *, type: Any = None) -> Any: ...  # type: ignore[override]
+    def get(self, key: Any, default: Any = None, *, type: Any = None) -> Any: ...
     def keys(self) -> list[Any]: ...  # type: ignore[override]
     def values(self) -> list[Any]: ...  # type: ignore[override]
     def items(self) -> list[tuple[Any, Any]]: ...  # type: ignore[override]

@@ -30,7 +30,7 @@ class View(abc.ABC):
         *,
         option: int | None = None,
         ext_hook: Any = None,
-        type: Any = None,  # noqa: A002 - the name unpackb uses
+        type: Any = None,
         dec_hook: Any = None,
         validate: bool = True,
     ) -> Any:
