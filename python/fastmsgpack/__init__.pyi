@@ -1,3 +1,5 @@
+import abc
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, final, overload
 
@@ -193,7 +195,7 @@ class Fragment:
     @property
     def contents(self) -> bytes: ...
 
-class View:
+class View(metaclass=abc.ABCMeta):
     """A lazy, read-only view of one MessagePack object: a ``MapView`` for a map, an
     ``ArrayView`` for an array, any other value decoded as ``unpackb`` would."""
 
@@ -221,7 +223,8 @@ class MapView(Mapping[Any, Any]):
     def values(self) -> list[Any]: ...  # type: ignore[override]
     def items(self) -> list[tuple[Any, Any]]: ...  # type: ignore[override]
     def to_python(self, *, type: Any = None) -> Any: ...
-    def __buffer__(self, flags: int, /) -> memoryview: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
 
 @final
 class ArrayView(Sequence[Any]):
@@ -231,4 +234,5 @@ class ArrayView(Sequence[Any]):
     def __len__(self) -> int: ...
     def get(self, index: int, default: Any = None, *, type: Any = None) -> Any: ...
     def to_python(self, *, type: Any = None) -> Any: ...
-    def __buffer__(self, flags: int, /) -> memoryview: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...

@@ -152,15 +152,11 @@ static HIGH_BITS: [[u64; 4]; 32] = {
 #[inline(always)]
 fn fixstr_is_ascii(window: &[u8; 32], len: usize) -> bool {
     let mask = &HIGH_BITS[len & 31];
-    let words: &[[u8; 8]; 4] = window
-        .as_chunks::<8>()
-        .0
-        .first_chunk::<4>()
-        .unwrap_or(&[[0; 8]; 4]);
-    let high = (u64::from_le_bytes(words[0]) & mask[0])
-        | (u64::from_le_bytes(words[1]) & mask[1])
-        | (u64::from_le_bytes(words[2]) & mask[2])
-        | (u64::from_le_bytes(words[3]) & mask[3]);
+    let word = |i: usize| {
+        let bytes = window.get(8 * i..).and_then(|rest| rest.first_chunk::<8>());
+        bytes.map_or(0, |b| u64::from_le_bytes(*b)) & mask[i]
+    };
+    let high = word(0) | word(1) | word(2) | word(3);
     high == 0
 }
 
