@@ -17,6 +17,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+from _progress import register as register_progress
 
 # numpy's BLAS keeps worker threads that can spin on a 2-core machine and steal time from the
 # library being timed; no benchmark uses BLAS, so one thread is enough.
@@ -28,10 +29,23 @@ FIXTURES_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "fixture
 FIXTURE_NAMES = ("twitter", "github", "citm_catalog", "canada")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--progress-fd",
+        type=int,
+        metavar="FD",
+        help="write a progress line (benchmark, i of n, elapsed time) to the open file "
+        "descriptor FD; scripts/bench sends pytest's own output to a file and uses this",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "large: a benchmark of 100 MB or more, left out of scripts/bench --quick"
     )
+    fd = config.getoption("progress_fd")
+    if fd is not None:
+        register_progress(config, fd)
 
 
 @functools.cache

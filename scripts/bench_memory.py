@@ -16,7 +16,13 @@ Inputs:
   (fastmsgpack and ormsgpack with their numpy option; the output is an ordinary MessagePack array
   of arrays, which every library unpacks, into lists), and packed raw (the array's bytes and its
   dtype and shape), which fastmsgpack (``OPT_NUMPY_RAW``) and msgpack-numpy unpack back into
-  arrays.
+  arrays;
+- a snapshot of 16 float32 arrays of ``--snapshot-mib`` MiB each (16 by default: 256 MiB in all;
+  64 gives 1 GiB), packed and unpacked with out-of-band buffers (fastmsgpack's
+  ``buffer_callback`` / ``buffers=``, pickle protocol 5's) and in band (fastmsgpack's
+  ``OPT_NUMPY_RAW``, msgpack-numpy), and a round trip (pack, then unpack what it gave). The
+  out-of-band buffers are unpacked from bytearrays, as ``socket.recv_into`` fills them; the
+  in-band message from ``bytes``.
 
 The inputs are made once, by a preparation process, and written to a temporary directory: the
 objects to pack are rebuilt in each process (the arrays are loaded from .npy files), the bytes to
@@ -26,6 +32,7 @@ The parent process only imports the standard library: a child's recorded peak al
 moment before it replaces the parent's image, so the parent must stay smaller than any child.
 
 Usage: scripts/bench_memory.py [--markdown] [--markdown-output FILE] [--jobs N] [--repeat R]
+                              [--snapshot-mib MIB]
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ BENCHMARKS = ROOT / "benchmarks"
 GENERATORS = BENCHMARKS / "generators.py"
 ROUTE_N = 100_000
 ARRAY_NAMES = ("float64", "int32", "bool", "uint8")
-LIBRARIES = ("fastmsgpack", "ormsgpack", "msgspec", "msgpack", "msgpack-numpy")
+LIBRARIES = ("fastmsgpack", "ormsgpack", "msgspec", "msgpack", "msgpack-numpy", "pickle")
+SNAPSHOT_ARRAYS = 16
 
 # (library, mode) pairs that can pack, and that can unpack, each kind of input. Modes: "plain"
 # (Python objects), "numpy" (arrays packed element by element), "raw" (arrays as raw bytes).
@@ -58,12 +66,21 @@ PACKERS = {
     "plain": ("fastmsgpack", "ormsgpack", "msgspec", "msgpack"),
     "numpy": ("fastmsgpack", "ormsgpack"),
     "raw": ("fastmsgpack", "msgpack-numpy"),
+    "oob": ("fastmsgpack", "pickle"),
 }
 UNPACKERS = {
     "plain": ("fastmsgpack", "ormsgpack", "msgspec", "msgpack"),
     "numpy": ("fastmsgpack", "ormsgpack", "msgspec", "msgpack"),
     "raw": ("fastmsgpack", "msgpack-numpy"),
+    "oob": ("fastmsgpack", "pickle"),
 }
+
+
+def make_snapshot(elements: int) -> dict[str, Any]:
+    """16 float32 arrays of ``elements`` values each."""
+    import numpy as np
+
+    return {f"layer{i}": np.full(elements, i, dtype="<f4") for i in range(SNAPSHOT_ARRAYS)}
 
 
 # --- Child side: runs in the measured processes, imports only what its measurement needs. ---
@@ -71,6 +88,8 @@ UNPACKERS = {
 
 def codec(library: str, mode: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """(pack, unpack) of ``library`` in ``mode``, importing the library."""
+    if mode == "oob":
+        return oob_codec(library)
     if library == "fastmsgpack":
         import fastmsgpack
 
@@ -107,6 +126,47 @@ def codec(library: str, mode: str) -> tuple[Callable[[Any], Any], Callable[[Any]
     raise ValueError(f"unknown library {library!r}")
 
 
+def oob_codec(library: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """(pack, unpack) with out-of-band buffers: pack gives (message, buffers), unpack takes it."""
+    if library == "fastmsgpack":
+        import fastmsgpack
+
+        def pack(obj: Any) -> Any:
+            buffers: list[Any] = []
+            option = fastmsgpack.OPT_NUMPY_RAW
+            return fastmsgpack.packb(obj, option=option, buffer_callback=buffers.append), buffers
+
+        def unpack(packed: Any) -> Any:
+            option = fastmsgpack.OPT_NUMPY_RAW
+            return fastmsgpack.unpackb(packed[0], option=option, buffers=packed[1])
+
+        return pack, unpack
+    if library == "pickle":
+        import pickle
+
+        def pickle_pack(obj: Any) -> Any:
+            buffers: list[Any] = []
+            return pickle.dumps(obj, protocol=5, buffer_callback=buffers.append), buffers
+
+        return pickle_pack, lambda packed: pickle.loads(packed[0], buffers=packed[1])
+    raise ValueError(f"no out-of-band codec for {library!r}")
+
+
+def read_packed(workdir: Path, stem: str) -> Any:
+    """A packed snapshot: the message as bytes, or for an out-of-band one the message and its
+    buffers, each read into a bytearray (as ``socket.recv_into`` fills one)."""
+    message = (workdir / f"{stem}.bin").read_bytes()
+    if ".oob-" not in stem:
+        return message
+    buffers: list[bytearray] = []
+    for size in json.loads((workdir / f"{stem}.sizes").read_text()):
+        buffer = bytearray(size)
+        with (workdir / f"{stem}.buf{len(buffers)}").open("rb", buffering=0) as f:
+            f.readinto(buffer)
+        buffers.append(buffer)
+    return message, buffers
+
+
 def benchmark_module(name: str) -> Any:
     """The module ``name`` of the benchmarks/ directory (which is not a package)."""
     import importlib
@@ -126,17 +186,32 @@ def child(spec: dict[str, Any]) -> None:
         import numpy  # noqa: F401  (imported up front: some libraries import it lazily)
     pack, unpack = codec(library, mode)
 
-    if operation == "pack":
+    tiny: Any
+    value: Any
+    call: Callable[[Any], Any]
+    if workload == "snapshot":
+        elements = spec["elements"]
+        call = {"pack": pack, "unpack": unpack, "roundtrip": lambda obj: unpack(pack(obj))}[
+            operation
+        ]
+        if operation == "unpack":
+            stem = f"snapshot.{mode}-{library}"
+            tiny = read_packed(workdir, f"{stem}.tiny")
+            value = read_packed(workdir, stem)
+        else:
+            tiny = make_snapshot(4)
+            value = make_snapshot(elements)
+    elif operation == "pack":
         if workload == "route":
             make_route = benchmark_module("generators").make_route
-            tiny: Any = make_route(2)
-            value: Any = make_route(ROUTE_N)
+            tiny = make_route(2)
+            value = make_route(ROUTE_N)
         else:
             import numpy as np
 
             value = np.load(workdir / f"{workload}.npy")
             tiny = np.zeros((2, 2), dtype=value.dtype)
-        call: Callable[[Any], Any] = pack
+        call = pack
     else:
         if workload == "route":
             stem = "route"
@@ -194,6 +269,23 @@ def prepare(workdir: Path) -> None:
             fastmsgpack.packb(tiny, option=raw_opt),
         )
         write(f"{name}.raw-msgpack-numpy", msgpack_numpy.packb(array), msgpack_numpy.packb(tiny))
+    elements = int(os.environ["BENCH_MEMORY_SNAPSHOT_ELEMENTS"])
+    for mode, library in (
+        ("raw", "fastmsgpack"),
+        ("raw", "msgpack-numpy"),
+        ("oob", "fastmsgpack"),
+        ("oob", "pickle"),
+    ):
+        pack = codec(library, mode)[0]
+        for suffix, count in (("", elements), (".tiny", 4)):
+            stem = f"snapshot.{mode}-{library}{suffix}"
+            packed = pack(make_snapshot(count))
+            message, buffers = packed if mode == "oob" else (packed, [])
+            (workdir / f"{stem}.bin").write_bytes(message)
+            for i, buffer in enumerate(buffers):
+                (workdir / f"{stem}.buf{i}").write_bytes(buffer.raw())
+            (workdir / f"{stem}.sizes").write_text(json.dumps([b.raw().nbytes for b in buffers]))
+            sizes[stem] = len(message) + sum(b.raw().nbytes for b in buffers)
     (workdir / "sizes.json").write_text(json.dumps(sizes))
 
 
@@ -220,11 +312,21 @@ def rows() -> list[Row]:
             for name in ARRAY_NAMES:
                 stem = f"{name}.{mode}" if mode == "numpy" else f"{name}.raw-fastmsgpack"
                 result.append(Row(f"{op}b {name} ({what})", op, name, mode, stem))
+    mib = SETTINGS["snapshot_mib"] * SNAPSHOT_ARRAYS
+    for mode, what in (("oob", "out of band"), ("raw", "in band")):
+        for op, verb in (("pack", "packb"), ("unpack", "unpackb"), ("roundtrip", "round trip")):
+            label = f"{verb} {SNAPSHOT_ARRAYS} arrays, {mib} MiB ({what})"
+            result.append(Row(label, op, "snapshot", mode, f"snapshot.{mode}-fastmsgpack"))
     return result
 
 
+# MiB per array of the snapshot rows: --snapshot-mib sets it.
+DEFAULT_SNAPSHOT_MIB = 16
+SETTINGS = {"snapshot_mib": DEFAULT_SNAPSHOT_MIB}
+
+
 def libraries_for(row: Row) -> tuple[str, ...]:
-    return (PACKERS if row.operation == "pack" else UNPACKERS)[row.mode]
+    return (UNPACKERS if row.operation == "unpack" else PACKERS)[row.mode]
 
 
 def peak_rss_kib(args: list[str]) -> int:
@@ -248,6 +350,7 @@ def measure(
 ) -> tuple[dict[tuple[str, str], float], dict[str, int]]:
     """{(row label, library): MiB added by the call}, and the sizes of the packed inputs."""
     prep = [sys.executable, __file__, "--prepare", str(workdir)]
+    os.environ["BENCH_MEMORY_SNAPSHOT_ELEMENTS"] = str(SETTINGS["snapshot_mib"] * 2**20 // 4)
     peak_rss_kib(prep)
     sizes: dict[str, int] = json.loads((workdir / "sizes.json").read_text())
 
@@ -262,6 +365,7 @@ def measure(
                 "mode": row.mode,
                 "op": row.operation,
                 "input": row.workload,
+                "elements": SETTINGS["snapshot_mib"] * 2**20 // 4,
             }
             keys = []
             for call in (False, True):
@@ -360,6 +464,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=1,
         help="runs of each process; the median peak is used (default: 1)",
     )
+    parser.add_argument(
+        "--snapshot-mib",
+        type=int,
+        default=DEFAULT_SNAPSHOT_MIB,
+        help=f"MiB of each of the snapshot's {SNAPSHOT_ARRAYS} arrays (default: "
+        f"{DEFAULT_SNAPSHOT_MIB};"
+        " 64 makes 1 GiB)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -377,8 +489,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    if args.jobs < 1 or args.repeat < 1:
-        parser.error("--jobs and --repeat must be at least 1")
+    if args.jobs < 1 or args.repeat < 1 or args.snapshot_mib < 1:
+        parser.error("--jobs, --repeat and --snapshot-mib must be at least 1")
+    SETTINGS["snapshot_mib"] = args.snapshot_mib
 
     with tempfile.TemporaryDirectory(prefix="fastmsgpack-memory-") as tmp:
         try:

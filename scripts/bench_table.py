@@ -123,7 +123,22 @@ def format_time(seconds: float) -> str:
 
 
 def format_ratio(ratio: float | None) -> str:
-    return "n/a" if ratio is None else f"{ratio:.2f}x"
+    """Three significant digits from 1 up ("1.86x", "25.9x", "124x"), two below ("0.97x",
+    "0.091x", "0.0012x"), so that a small ratio does not print as "0.00x"."""
+    if ratio is None:
+        return "n/a"
+    if ratio >= 99.95:
+        return f"{ratio:.0f}x"
+    if ratio >= 9.995:
+        return f"{ratio:.1f}x"
+    if ratio >= 0.0995 or ratio <= 0:
+        return f"{ratio:.2f}x"
+    # Two significant digits: 0.0123 has its first digit at 10**-2, so three decimals; one fewer
+    # when rounding carries into the next power of ten (0.00996 -> 0.010).
+    exponent = math.floor(math.log10(ratio))
+    if round(ratio, 1 - exponent) >= 10.0 ** (exponent + 1):
+        exponent += 1
+    return f"{ratio:.{1 - exponent}f}x"
 
 
 def rows(table: Table, reference: str, geomean: bool = True) -> tuple[list[str], list[list[str]]]:

@@ -33,8 +33,8 @@ named by Finding.check:
   OPT_DATETIME_AS_TIMESTAMP_EXT; an exception it raises comes out as MsgpackDecodeError with that
   exception as __cause__ (README.md, "Errors"); what it returns replaces each Ext, so the result
   is the hookless one with every Ext replaced.
-- "numpy": with OPT_NUMPY_RAW, arrays from bytes are read-only views and from bytearray and
-  memoryview writable copies (doc/numpy.md).
+- "numpy": with OPT_NUMPY_RAW, arrays from bytes and from a memoryview of bytes are read-only
+  views, and from bytearray writable copies (doc/numpy.md).
 - "json": json.from_msgpack(data) is json.dumps(unpackb(data)) with the same options, or fails as
   doc/json.md says: MsgpackDecodeError at unpackb's byte offset for malformed input,
   JSONEncodeError where json.dumps raises it.
@@ -45,6 +45,10 @@ named by Finding.check:
   the same options and ext_hook, walked fully (every map through items(), every array through
   iteration) give what unpackb gives, or raise MsgpackDecodeError, at creation or at an access,
   where unpackb raises. Nothing else is raised, at any access.
+- "buffers": unpackb(data, buffers=...) with out-of-band buffers of OOB_BUFFER_SIZES bytes
+  (writable bytearrays, read-only bytes) and OPT_BIN_MEMORYVIEW returns a value or raises
+  MsgpackDecodeError, and every array and memoryview it returns lies inside the input or one of
+  the buffers (doc/zero-copy.md).
 - "typed": unpackb(data, type=Any) gives what unpackb(data) gives, and typed decoding into the
   targets of scripts/fuzz_typed.py returns a value of the target's type or raises
   ValidationError or MsgpackDecodeError with a byte offset in range.
@@ -79,6 +83,7 @@ import numpy as np
 import fastmsgpack
 import fastmsgpack.json as fjson
 from fastmsgpack import (
+    OPT_BIN_MEMORYVIEW,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_NON_STR_KEYS,
     OPT_NUMPY_RAW,
@@ -466,7 +471,8 @@ def _unpacker_reading(data: bytes, option: int, ext_hook: ExtHook | None) -> tup
 DECODERS: list[Decoder] = [
     Decoder("unpackb(bytes)", _unpackb_bytes, copies_arrays=False),
     Decoder("unpackb(bytearray)", _unpackb_bytearray, copies_arrays=True),
-    Decoder("unpackb(memoryview)", _unpackb_memoryview, copies_arrays=True),
+    # A memoryview of bytes cannot change: arrays view it, as they view bytes.
+    Decoder("unpackb(memoryview)", _unpackb_memoryview, copies_arrays=False),
     Decoder("unpack(BytesIO)", _unpack_file, copies_arrays=False),
     Decoder("Unpacker.feed(data)", _unpacker_fed, copies_arrays=True, stream=True),
     Decoder("Unpacker.feed(pieces)", _unpacker_fed_in_pieces, copies_arrays=True, stream=True),
@@ -580,6 +586,7 @@ def _check(case: Case) -> None:
     check_views(case, reference)
     check_json(case, hookless if not case.option & ~OPT_NON_STR_KEYS else None)
     check_msgpack(case, reference)
+    check_buffers(case)
     for key, detail in fuzz_typed.problems(
         case.data, case.option, (hookless.value, hookless.error), same
     ):
@@ -1131,6 +1138,8 @@ def check_msgpack(case: Case, ours: Outcome) -> None:
         return  # fastmsgpack gives timestamps to ext_hook without the timestamp option
     if case.hook_mode is HookMode.UNHASHABLE and isinstance(error.__cause__, TypeError):
         return  # the same, and the hook's list was a map key
+    if message.startswith("out-of-band buffer:"):
+        return  # extension type 98 is a reference to an out-of-band buffer
     if case.option & OPT_NUMPY_RAW:
         offset = error_offset(error)
         if offset is not None and any(start <= offset < end for start, end in raw_maps(case.data)):
@@ -1140,6 +1149,56 @@ def check_msgpack(case: Case, ours: Outcome) -> None:
         f"{DECODERS[0].name} raised {describe(ours)}, msgpack.unpackb gave {describe(peer)}",
         key="refused:" + error_key(ours),
     )
+
+
+# The sizes of the out-of-band buffers check_buffers gives: those the seeds refer to.
+OOB_BUFFER_SIZES = (16, 24, 8, 40)
+
+
+def _bounds(array: np.ndarray) -> tuple[int, int]:
+    start = int(array.__array_interface__["data"][0])
+    return start, start + array.nbytes
+
+
+def _decode_with_buffers(data: bytes, option: int, buffers: list[Any]) -> Any:
+    return fastmsgpack.unpackb(data, option=option, buffers=buffers)
+
+
+def check_buffers(case: Case) -> None:
+    data = bytes(case.data)
+    option = case.option | OPT_BIN_MEMORYVIEW
+    for make in (bytearray, bytes):
+        buffers = [make(bytes(i % 251 for i in range(n))) for n in OOB_BUFFER_SIZES]
+        outcome = call(_decode_with_buffers, data, option, buffers)
+        expect_error_types(case, "unpackb(buffers=...)", outcome, (MsgpackDecodeError,))
+        if not outcome.ok:
+            continue
+        sources = [np.frombuffer(memoryview(b), "u1") for b in (data, *buffers) if len(b)]
+        for view in _views(outcome.value):
+            array = view if isinstance(view, np.ndarray) else np.frombuffer(view, "u1")
+            if not array.nbytes:
+                continue
+            start, end = _bounds(array)
+            for source in sources:
+                low, high = _bounds(source)
+                if start < high and low < end and not (low <= start and end <= high):
+                    raise Finding(
+                        "buffers",
+                        f"a {type(view).__name__} of {array.nbytes} bytes reaches past the "
+                        f"{source.nbytes} bytes it views",
+                        key=type(view).__name__,
+                    )
+
+
+def _views(value: Any) -> Iterator[Any]:
+    if isinstance(value, (np.ndarray, memoryview)):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _views(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _views(item)
 
 
 # --- seeds ---------------------------------------------------------------------------------------
@@ -1201,6 +1260,19 @@ def _generated() -> Iterator[tuple[str, bytes]]:
     ]
     for i, array in enumerate(arrays):
         yield f"numpy-{i}", fastmsgpack.packb({"a": array}, option=OPT_NUMPY_RAW)
+    # Out-of-band references to buffers of OOB_BUFFER_SIZES bytes.
+    out_of_band = [
+        np.arange(4, dtype="<i4"),
+        np.arange(6, dtype=">i4").reshape(3, 2),
+        b"12345678",
+        np.arange(5, dtype="<f8"),
+    ]
+    yield (
+        "out-of-band",
+        fastmsgpack.packb(
+            out_of_band, option=OPT_NUMPY_RAW, buffer_callback=lambda b: None, buffer_threshold=1
+        ),
+    )
     keys: dict[Any, Any] = {
         None: 0,
         True: 1,

@@ -16,6 +16,7 @@ mod ffi;
 mod fragment;
 mod json;
 mod limits;
+mod oob;
 mod opt;
 mod packer;
 mod ser;
@@ -27,17 +28,71 @@ use pyo3::prelude::*;
 use exc::{MsgpackDecodeError, MsgpackEncodeError};
 use opt::OptError;
 
-/// Packs `obj` as MessagePack.
-#[pyfunction]
-#[pyo3(signature = (obj, /, default=None, option=None))]
-fn packb<'py>(
-    py: Python<'py>,
-    obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
-    option: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let opts = parse_pack_option(option, "packb")?;
-    ser::packb(py, obj, default, opts)
+/// `packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None)`,
+/// in the module's method table by hand, as `unpackb`: its arguments are read by
+/// [`ffi::FastArgs`], so that the keywords of out-of-band buffers cost a plain call nothing.
+static PACKB: ffi::MethodDef = ffi::MethodDef::new(
+    b"packb\0",
+    pyo3::impl_::trampoline::get_trampoline_function!(fastcall_cfunction_with_keywords, packb_fast),
+    b"packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None)\n\
+      --\n\n\
+      Packs `obj` as MessagePack; with `buffer_callback`, large buffers go out of band.\0",
+);
+
+/// The body of `packb`, called by PyO3's trampoline (which turns a panic into an exception).
+///
+/// # Safety
+/// The arguments are those CPython passes to a `METH_FASTCALL | METH_KEYWORDS` function.
+unsafe fn packb_fast(
+    py: Python<'_>,
+    _module: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargsf: pyo3::ffi::Py_ssize_t,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> PyResult<*mut pyo3::ffi::PyObject> {
+    // SAFETY: forwarded from the caller.
+    let call = unsafe { ffi::FastArgs::new(args, nargsf, kwnames) };
+    // `obj` may be None: it is read from the arguments themselves below.
+    let [_, default, option] = call.positionals(py, "packb", 1)?;
+    // SAFETY: `positionals` checked that there is at least one positional argument.
+    let obj = unsafe { Bound::from_borrowed_ptr(py, *args) };
+    let names = [
+        pyo3::intern!(py, "default"),
+        pyo3::intern!(py, "option"),
+        pyo3::intern!(py, "buffer_callback"),
+        pyo3::intern!(py, "buffer_threshold"),
+    ];
+    let [kw_default, kw_option, callback, threshold] = call.keywords(py, "packb", names)?;
+    let default = one_of(default, kw_default, "default")?;
+    let option = one_of(option, kw_option, "option")?;
+    let opts = parse_pack_option(option.as_deref(), "packb")?;
+    let value = match callback {
+        None => ser::packb(py, &obj, default.as_deref(), opts)?,
+        Some(callback) => oob::packb(
+            py,
+            &obj,
+            default.as_deref(),
+            opts,
+            callback.to_owned(),
+            threshold.as_deref(),
+        )?,
+    };
+    Ok(value.into_ptr())
+}
+
+/// An argument given by position or by keyword, not both.
+#[inline(always)]
+fn one_of<'a, 'py>(
+    positional: Option<pyo3::Borrowed<'a, 'py, PyAny>>,
+    keyword: Option<pyo3::Borrowed<'a, 'py, PyAny>>,
+    name: &str,
+) -> PyResult<Option<pyo3::Borrowed<'a, 'py, PyAny>>> {
+    match (positional, keyword) {
+        (Some(_), Some(_)) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "packb() got multiple values for argument '{name}'"
+        ))),
+        (p, k) => Ok(p.or(k)),
+    }
 }
 
 /// Packs `obj` as `packb` does and writes the bytes to `fp` with one call of `fp.write`.
@@ -80,13 +135,17 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
 
 /// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
 #[inline(always)]
-fn parse_pack_option(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<opt::Opt> {
+pub(crate) fn parse_pack_option(
+    option: Option<&Bound<'_, PyAny>>,
+    func: &str,
+) -> PyResult<opt::Opt> {
     opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
         OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
     })
 }
 
-/// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)`, in the module's
+/// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)`, in
+/// the module's
 /// method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
 /// extraction, which cost 159 instructions a call (callgrind), about 2% of a small message.
 static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
@@ -95,7 +154,7 @@ static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
         fastcall_cfunction_with_keywords,
         unpackb_fast
     ),
-    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None)\n--\n\n\
+    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)\n--\n\n\
       Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview; with \
       `type`, into that type (checked as it is read).\0",
 );
@@ -119,8 +178,9 @@ unsafe fn unpackb_fast(
         pyo3::intern!(py, "option"),
         pyo3::intern!(py, "type"),
         pyo3::intern!(py, "dec_hook"),
+        pyo3::intern!(py, "buffers"),
     ];
-    let [ext_hook, option, tp, dec_hook] = call.keywords(py, "unpackb", names)?;
+    let [ext_hook, option, tp, dec_hook, buffers] = call.keywords(py, "unpackb", names)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
     let what = "unpackb() argument";
     let value = match tp {
@@ -132,15 +192,24 @@ unsafe fn unpackb_fast(
             what,
             &tp,
             dec_hook.as_deref(),
+            buffers.as_deref(),
         )?,
-        None => de::unpackb(py, &data, ext_hook.as_deref(), opts, what)?,
+        None => de::unpackb(
+            py,
+            &data,
+            ext_hook.as_deref(),
+            opts,
+            what,
+            buffers.as_deref(),
+        )?,
     };
     Ok(value.into_ptr())
 }
 
 /// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
 #[pyfunction]
-#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None))]
+#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None, buffers=None))]
+#[allow(clippy::too_many_arguments)]
 fn unpack<'py>(
     py: Python<'py>,
     fp: &Bound<'py, PyAny>,
@@ -148,6 +217,7 @@ fn unpack<'py>(
     option: Option<&Bound<'py, PyAny>>,
     r#type: Option<&Bound<'py, PyAny>>,
     dec_hook: Option<&Bound<'py, PyAny>>,
+    buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
     let data = fp.call_method0("read")?;
@@ -155,9 +225,9 @@ fn unpack<'py>(
     match r#type {
         Some(tp) if !tp.is_none() => {
             let dec_hook = dec_hook.filter(|h| !h.is_none());
-            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook)
+            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook, buffers)
         }
-        _ => de::unpackb(py, &data, ext_hook, opts, what),
+        _ => de::unpackb(py, &data, ext_hook, opts, what, buffers),
     }
 }
 
@@ -211,8 +281,11 @@ fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt:
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_function(wrap_pyfunction!(packb, m)?)?;
+    m.add("packb", PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;
+    m.add_function(wrap_pyfunction!(oob::packb_frames, m)?)?;
+    m.add("BUFFER_EXT_TYPE", oob::TAG)?;
+    m.add("DEFAULT_BUFFER_THRESHOLD", oob::DEFAULT_THRESHOLD)?;
     m.add("unpackb", UNPACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(unpack, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;

@@ -28,6 +28,8 @@ pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
 /// `unpackb(type=...)`: a map key that no field of a dataclass or TypedDict has is an error.
 pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
+/// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
+pub const BIN_MEMORYVIEW: Opt = 1 << 23;
 
 /// Every option with its Python name, for error messages and module constants.
 pub const ALL: &[(&str, Opt)] = &[
@@ -53,6 +55,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
     ("OPT_FORBID_UNKNOWN_FIELDS", FORBID_UNKNOWN_FIELDS),
+    ("OPT_BIN_MEMORYVIEW", BIN_MEMORYVIEW),
 ];
 
 /// The options `packb` accepts.
@@ -87,7 +90,7 @@ pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE
 
 /// The options `unpackb` accepts.
 pub const UNPACKB_MASK: Opt =
-    NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS;
+    NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS | BIN_MEMORYVIEW;
 
 /// Why an `option` argument was refused.
 pub enum OptError {

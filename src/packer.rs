@@ -35,15 +35,21 @@ pub struct Packer {
     /// Where each `pack_into` message is written: only its capacity is used, its length
     /// stays 0.
     buf: Vec<u8>,
+    /// `buffer_callback`: where the out-of-band buffers of each message go.
+    buffer_callback: Option<Py<PyAny>>,
+    /// `buffer_threshold`: buffers of at least this many bytes go out of band.
+    threshold: usize,
 }
 
 #[pymethods]
 impl Packer {
     #[new]
-    #[pyo3(signature = (*, default=None, option=None))]
+    #[pyo3(signature = (*, default=None, option=None, buffer_callback=None, buffer_threshold=None))]
     fn py_new(
         default: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
+        buffer_callback: Option<Bound<'_, PyAny>>,
+        buffer_threshold: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
         let opts = crate::parse_pack_option(option, "Packer")?;
         let default = match default {
@@ -56,11 +62,15 @@ impl Packer {
             }
             d => d.map(Bound::unbind),
         };
+        let threshold = crate::oob::threshold(buffer_threshold)?;
+        let buffer_callback = crate::oob::callback(buffer_callback)?;
         Ok(Packer {
             default,
             opts,
             next_start: 0,
             buf: Vec::with_capacity(START),
+            buffer_callback: buffer_callback.map(Bound::unbind),
+            threshold,
         })
     }
 
@@ -71,9 +81,25 @@ impl Packer {
         let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
         // Held for the call: `default` may run code that drops other references to itself.
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
-        let (out, len) = ser::pack_sized(py, obj, default.as_ref(), this.opts, this.next_start)?;
+        let callback = this.buffer_callback.as_ref().map(|c| c.bind(py).clone());
+        let oob = callback.as_ref().map(|c| (c, this.threshold));
+        let (out, len) =
+            ser::pack_sized(py, obj, default.as_ref(), this.opts, this.next_start, oob)?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
+    }
+
+    /// `obj` packed as a list of frames, for `socket.sendmsg` or `writelines`: the message,
+    /// then each out-of-band buffer (as `packb_frames`); `buffer_callback` is not called.
+    #[pyo3(signature = (obj, /))]
+    fn pack_frames<'py>(
+        slf: &Bound<'py, Self>,
+        obj: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let py = slf.py();
+        let this = slf.try_borrow_mut().map_err(|_| busy())?;
+        let default = this.default.as_ref().map(|d| d.bind(py).clone());
+        crate::oob::pack_frames(py, obj, default.as_ref(), this.opts, this.threshold)
     }
 
     /// Packs `obj` into `buffer` from `offset` on, leaving `buffer` ending where the message
@@ -106,11 +132,13 @@ impl Packer {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.default)
+        visit.call(&self.default)?;
+        visit.call(&self.buffer_callback)
     }
 
     fn __clear__(&mut self) {
         self.default = None;
+        self.buffer_callback = None;
     }
 }
 
@@ -125,9 +153,11 @@ impl Packer {
     ) -> PyResult<R> {
         // Held for the call: `default` may run code that drops other references to itself.
         let default = self.default.as_ref().map(|d| d.bind(py).clone());
+        let callback = self.buffer_callback.as_ref().map(|c| c.bind(py).clone());
+        let oob = callback.as_ref().map(|c| (c, self.threshold));
         let mut outgrown = 0;
         let buf = self.buf.spare_capacity_mut();
-        let result = ser::pack_in(py, obj, default.as_ref(), self.opts, buf, |writer| {
+        let result = ser::pack_in(py, obj, default.as_ref(), self.opts, buf, oob, |writer| {
             if writer.outgrew_buffer() {
                 outgrown = writer.written().len();
             }

@@ -53,6 +53,8 @@ pub struct Unpacker {
     broken: Option<(Py<pyo3::types::PyType>, String)>,
     /// `fastmsgpack.compat`'s `max_*_len` limits, checked as each item arrives.
     limits: Option<Limits>,
+    /// `buffers=`: an iterator over the out-of-band buffers of the messages to come.
+    buffers: Option<Py<PyAny>>,
 }
 
 /// The extent of a complete object in the buffer.
@@ -170,9 +172,14 @@ impl Unpacker {
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?;
+        let buffers = self.buffers.as_ref().map(|b| b.bind(py).clone());
+        let views = de::make_views(py, self.opts, None, buffers.as_ref(), false)?;
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?.with_views(views);
+        // Only whole objects are decoded when they take buffers: a decode that ran out of bytes
+        // would have taken buffers for an object that is decoded again.
+        let direct = hook.is_none() && buffers.is_none();
         let Some(plan) = self.plan.as_ref().map(|p| p.bind(py).clone()) else {
-            return self.next_with(py, hook.is_none(), |input, whole| {
+            return self.next_with(py, direct, |input, whole| {
                 if whole {
                     let obj = de::decode_whole(py, input, &setup).map_err(Failure::Untyped)?;
                     Ok((obj, input.len()))
@@ -183,7 +190,7 @@ impl Unpacker {
         };
         let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());
         let typed = Typed::with_plan(py, plan, dec_hook.as_ref(), self.opts, hook.as_ref(), None)?;
-        let direct = hook.is_none() && dec_hook.is_none();
+        let direct = direct && dec_hook.is_none();
         self.next_with(py, direct, |input, whole| {
             typed
                 .decode_at(py, input, &setup, whole)
@@ -260,7 +267,7 @@ impl Unpacker {
     #[new]
     // max_buffer_size: 100 MiB.
     #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
-                        max_buffer_size=104857600, r#type=None, dec_hook=None))]
+                        max_buffer_size=104857600, r#type=None, dec_hook=None, buffers=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -271,7 +278,12 @@ impl Unpacker {
         max_buffer_size: usize,
         r#type: Option<Bound<'_, PyAny>>,
         dec_hook: Option<Bound<'_, PyAny>>,
+        buffers: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Unpacker> {
+        let buffers = match buffers.filter(|b| !b.is_none()) {
+            Some(b) => Some(b.try_iter()?.into_any().unbind()),
+            None => None,
+        };
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
@@ -316,6 +328,7 @@ impl Unpacker {
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
             limits: None,
+            buffers,
         })
     }
 
@@ -368,10 +381,12 @@ impl Unpacker {
         visit.call(&self.file)?;
         visit.call(&self.ext_hook)?;
         visit.call(&self.plan)?;
-        visit.call(&self.dec_hook)
+        visit.call(&self.dec_hook)?;
+        visit.call(&self.buffers)
     }
 
     fn __clear__(&mut self) {
+        self.buffers = None;
         self.file = None;
         self.ext_hook = None;
         self.plan = None;

@@ -20,7 +20,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Every option but the JSON layout options and the one typed-decoding option is valid for packb;
 # unpackb takes only the four below.
 JSON_ONLY_OPTION_NAMES = {"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}
-UNPACK_ONLY_OPTION_NAMES = {"OPT_FORBID_UNKNOWN_FIELDS"}
+UNPACK_ONLY_OPTION_NAMES = {"OPT_FORBID_UNKNOWN_FIELDS", "OPT_BIN_MEMORYVIEW"}
 PACK_OPTIONS = {
     name: getattr(fastmsgpack, name)
     for name in fastmsgpack.__all__
@@ -33,6 +33,7 @@ UNPACK_OPTION_NAMES = {
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_NUMPY_RAW",
     "OPT_FORBID_UNKNOWN_FIELDS",
+    "OPT_BIN_MEMORYVIEW",
 }
 PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k not in UNPACK_OPTION_NAMES}
 ALL_BITS = sum(getattr(fastmsgpack, n) for n in fastmsgpack.__all__ if n.startswith("OPT_"))
@@ -56,6 +57,8 @@ def test_packb_signature() -> None:
         ("obj", P.POSITIONAL_ONLY, P.empty),
         ("default", P.POSITIONAL_OR_KEYWORD, None),
         ("option", P.POSITIONAL_OR_KEYWORD, None),
+        ("buffer_callback", P.KEYWORD_ONLY, None),
+        ("buffer_threshold", P.KEYWORD_ONLY, None),
     ]
 
 
@@ -66,6 +69,7 @@ def test_unpackb_signature() -> None:
         ("option", P.KEYWORD_ONLY, None),
         ("type", P.KEYWORD_ONLY, None),
         ("dec_hook", P.KEYWORD_ONLY, None),
+        ("buffers", P.KEYWORD_ONLY, None),
     ]
 
 

@@ -11,14 +11,9 @@ import decimal
 import hashlib
 import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -27,6 +22,7 @@ import psutil  # type: ignore[import-untyped]
 import pytest
 import redis
 from _celery_app import app, describe, echo
+from _celery_worker import TIMEOUT, Worker, spawn_worker, stop, wait_ready
 from _servers import RedisServer
 from kombu.connection import Connection
 from kombu.exceptions import DecodeError, EncodeError
@@ -39,29 +35,10 @@ from fastmsgpack.integrations import kombu as fm_kombu
 kombu_dumps: Callable[[Any, str], tuple[str, str, bytes]] = kombu.serialization.dumps
 kombu_loads: Callable[..., Any] = kombu.serialization.loads
 
-TESTS = Path(__file__).resolve().parent
 DB = 1
-TIMEOUT = 30
-
-
-@dataclass
-class Worker:
-    proc: subprocess.Popen[bytes]
-    log: Path
-    url: str
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def content_type_of(self, task_id: str) -> str:
-        """The content type the worker saw on the message of a task (from the line the app's
-        task_received handler logs)."""
-        deadline = time.monotonic() + 5
-        pattern = re.compile(rf"fastmsgpack-test received {re.escape(task_id)} as (\S+)")
-        while (match := pattern.search(self.log_text())) is None:
-            assert time.monotonic() < deadline, f"no content type logged for {task_id}"
-            time.sleep(0.05)
-        return match.group(1)
+# Under pytest-xdist (scripts/test), the module's tests run in one worker, which starts the
+# module-scoped celery worker once.
+pytestmark = pytest.mark.xdist_group("celery-worker")
 
 
 @pytest.fixture(scope="module")
@@ -69,38 +46,12 @@ def worker(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) 
     url = redis_server.url(DB)
     redis.Redis.from_url(url).flushdb()
     app.conf.update(broker_url=url, result_backend=url)
-    log = tmp_path_factory.mktemp("celery") / "worker.log"
-    env = dict(os.environ, FASTMSGPACK_TEST_REDIS_URL=url, PYTHONPATH=str(TESTS))
-    command = [
-        sys.executable, "-m", "celery", "-A", "_celery_app", "worker", "--pool=prefork",
-        "--concurrency=2", "--loglevel=INFO", "--without-gossip", "--without-mingle",
-        "--without-heartbeat", "--hostname=fastmsgpack-test@%h",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            command, cwd=TESTS, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    w = Worker(proc, log, url)
+    w = spawn_worker(url, tmp_path_factory.mktemp("celery") / "worker.log")
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while " ready." not in w.log_text():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(
-                    f"the Celery worker did not start (exit status {proc.poll()}); its log:\n"
-                    + w.log_text(),
-                    pytrace=False,
-                )
-            time.sleep(0.1)
+        wait_ready(w)
         yield w
     finally:
-        # A warm shutdown, then whatever is left of the process group.
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop(w)
 
 
 def test_registered_through_the_entry_point() -> None:

@@ -21,6 +21,9 @@ from distributed.protocol.serialize import deserialize, serialize
 from fastmsgpack.integrations import dask as fm_dask
 
 SERIALIZERS = ["fastmsgpack", "dask", "pickle"]
+# Under pytest-xdist (scripts/test), the module's tests run in one worker, which starts the
+# module-scoped dask cluster once.
+pytestmark = pytest.mark.xdist_group("dask-cluster")
 
 
 @contextmanager
@@ -82,13 +85,25 @@ def add_one(a: Any) -> Any:
 
 
 def test_family_registered_by_import() -> None:
-    header, frames = serialize({"a": (1, 2), "b": np.arange(3)}, serializers=["fastmsgpack"])
+    big = np.arange(2000)
+    value = {"a": (1, 2, big), "b": np.arange(3), "c": big[::2], "d": b"x" * 5000}
+    header, frames = serialize(value, serializers=["fastmsgpack"])
     assert header["serializer"] == "fastmsgpack"
-    # The array's memory is its own frame, not packed element by element.
-    assert len(frames) == 2 and bytes(frames[1]) == np.arange(3).tobytes()
+    # Large arrays and bytes are frames of their own (views, for contiguous arrays); small ones
+    # stay in the message.
+    assert [bytes(f) for f in frames[1:]] == [big[::2].tobytes(), b"x" * 5000, big.tobytes()]
+    assert np.shares_memory(np.asarray(frames[3]), big)
     back = deserialize(header, frames, deserializers=["fastmsgpack"])  # type: ignore[no-untyped-call]
-    assert back["a"] == (1, 2)
+    assert back["a"][:2] == (1, 2) and type(back["a"]) is tuple
+    np.testing.assert_array_equal(back["a"][2], big)
     np.testing.assert_array_equal(back["b"], np.arange(3))
+    np.testing.assert_array_equal(back["c"], big[::2])
+    assert back["d"] == b"x" * 5000
+    # Writable frames (as a connection reads them) are viewed, not copied.
+    received = [frames[0], *(bytearray(f) for f in frames[1:])]
+    back = deserialize(header, received, deserializers=["fastmsgpack"])  # type: ignore[no-untyped-call]
+    assert back["c"].flags.writeable
+    assert np.shares_memory(back["c"], np.frombuffer(received[1], dtype="u1"))
 
 
 def test_unsupported_values_go_to_the_next_family() -> None:

@@ -1,7 +1,10 @@
 """fastmsgpack: fast, correct MessagePack for Python, with a Rust core."""
 
 from fastmsgpack._fastmsgpack import (
+    BUFFER_EXT_TYPE,
+    DEFAULT_BUFFER_THRESHOLD,
     OPT_APPEND_NEWLINE,
+    OPT_BIN_MEMORYVIEW,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_FORBID_UNKNOWN_FIELDS,
     OPT_INDENT_2,
@@ -37,13 +40,17 @@ from fastmsgpack._fastmsgpack import (
     __version__,
     pack,
     packb,
+    packb_frames,
     unpack,
     unpackb,
 )
 from fastmsgpack._view import View
 
 __all__ = [
+    "BUFFER_EXT_TYPE",
+    "DEFAULT_BUFFER_THRESHOLD",
     "OPT_APPEND_NEWLINE",
+    "OPT_BIN_MEMORYVIEW",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
@@ -80,6 +87,7 @@ __all__ = [
     "__version__",
     "pack",
     "packb",
+    "packb_frames",
     "unpack",
     "unpackb",
 ]

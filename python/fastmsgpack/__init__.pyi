@@ -1,13 +1,17 @@
 import abc
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pickle import PickleBuffer
 from typing import Any, Protocol, TypeVar, final, overload
 
 from _typeshed import SupportsWrite
 from typing_extensions import Buffer
 
 __all__ = [
+    "BUFFER_EXT_TYPE",
+    "DEFAULT_BUFFER_THRESHOLD",
     "OPT_APPEND_NEWLINE",
+    "OPT_BIN_MEMORYVIEW",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
@@ -44,6 +48,7 @@ __all__ = [
     "__version__",
     "pack",
     "packb",
+    "packb_frames",
     "unpack",
     "unpackb",
 ]
@@ -51,6 +56,9 @@ __all__ = [
 __version__: str
 
 OPT_APPEND_NEWLINE: int
+OPT_BIN_MEMORYVIEW: int
+BUFFER_EXT_TYPE: int
+DEFAULT_BUFFER_THRESHOLD: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
@@ -101,7 +109,20 @@ def packb(
     /,
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
+    *,
+    buffer_callback: Callable[[PickleBuffer], Any] | None = None,
+    buffer_threshold: int | None = None,
 ) -> bytes: ...
+def packb_frames(
+    obj: Any,
+    /,
+    default: Callable[[Any], Any] | None = None,
+    option: int | None = None,
+    *,
+    buffer_threshold: int | None = None,
+) -> list[bytes | memoryview]:
+    """The message, then each of its out-of-band buffers, for ``socket.sendmsg``."""
+
 def pack(
     obj: Any,
     fp: SupportsWrite[bytes],
@@ -117,9 +138,15 @@ class Packer:
     buffer kept between calls (up to 1 MiB)."""
 
     def __new__(
-        cls, *, default: Callable[[Any], Any] | None = None, option: int | None = None
+        cls,
+        *,
+        default: Callable[[Any], Any] | None = None,
+        option: int | None = None,
+        buffer_callback: Callable[[PickleBuffer], Any] | None = None,
+        buffer_threshold: int | None = None,
     ) -> Packer: ...
     def pack(self, obj: Any, /) -> bytes: ...
+    def pack_frames(self, obj: Any, /) -> list[bytes | memoryview]: ...
     def pack_into(self, obj: Any, buffer: bytearray, /, offset: int = 0) -> None: ...
 
 @overload
@@ -131,6 +158,7 @@ def unpackb(
     option: int | None = None,
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
 ) -> _T: ...
 @overload
 def unpackb(
@@ -141,6 +169,7 @@ def unpackb(
     option: int | None = None,
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
 ) -> Any: ...
 @overload
 def unpack(
@@ -151,6 +180,7 @@ def unpack(
     option: int | None = None,
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
 ) -> _T: ...
 @overload
 def unpack(
@@ -161,6 +191,7 @@ def unpack(
     option: int | None = None,
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[Buffer] | None = None,
 ) -> Any: ...
 
 @final
@@ -178,6 +209,7 @@ class Unpacker:
         max_buffer_size: int = 104857600,
         type: Any = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
+        buffers: Iterable[Buffer] | None = None,
     ) -> Unpacker: ...
     def feed(self, data: Buffer, /) -> None: ...
     def unpack(self) -> Any: ...

@@ -39,6 +39,7 @@ _SCALARS: dict[Any, str] = {
     bool: "bool",
     bytes: "bytes",
     bytearray: "bytearray",
+    memoryview: "memoryview",
     type(None): "none",
     None: "none",
     uuid.UUID: "uuid",

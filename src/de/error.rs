@@ -29,6 +29,8 @@ pub enum Kind {
     MapAsKey,
     BadTimestamp(&'static str),
     BadNumpy(&'static str),
+    /// An out-of-band reference that the given buffers do not satisfy.
+    BadBuffer(String),
 }
 
 impl fmt::Display for Kind {
@@ -57,6 +59,7 @@ impl fmt::Display for Kind {
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
             Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
             Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
+            Kind::BadBuffer(why) => write!(f, "out-of-band buffer: {why}"),
         }
     }
 }

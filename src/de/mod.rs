@@ -12,6 +12,7 @@ pub mod skip;
 pub(crate) mod token;
 pub mod transcode;
 pub mod typed;
+pub mod views;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -36,19 +37,88 @@ pub fn unpackb<'py>(
     ext_hook: Option<&Bound<'py, PyAny>>,
     opts: Opt,
     what: &str,
+    buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
-    // A raw numpy array may view the input in place when it is an immutable `bytes`.
-    let source = data
-        .is_exact_instance_of::<PyBytes>()
-        .then(|| data.as_ptr());
+    // A raw numpy array may view the input in place when its memory cannot change.
+    let source = source_of(data, opts);
+    if buffers.is_some() || opts & opt::BIN_MEMORYVIEW != 0 {
+        return unpackb_views(py, input, ext_hook, opts, source, buffers);
+    }
     let setup = Setup::new(py, opts, ext_hook, source)?;
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
 }
 
+/// The input object when views of it may outlive the call (its memory cannot change): always
+/// a `bytes`, and with the options that make views, a read-only `mmap` or a memoryview of one
+/// of the two.
+#[inline(always)]
+fn source_of(data: &Bound<'_, PyAny>, opts: Opt) -> Option<Obj> {
+    if data.is_exact_instance_of::<PyBytes>() {
+        return Some(data.as_ptr());
+    }
+    if opts & (opt::NUMPY_RAW | opt::BIN_MEMORYVIEW) == 0 {
+        return None;
+    }
+    views::immutable_source(data)
+}
+
+/// [`unpackb`] with `OPT_BIN_MEMORYVIEW` or `buffers=`.
+#[cold]
+#[inline(never)]
+fn unpackb_views<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    source: Option<Obj>,
+    buffers: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let views = make_views(py, opts, source, buffers, false)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
+    let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
+    finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
+    Ok(value)
+}
+
+/// The views a call with these options and `buffers` needs, if any (`views_input`: bins of
+/// `memoryview` fields view the input).
+pub fn make_views(
+    py: Python<'_>,
+    opts: Opt,
+    source: Option<Obj>,
+    buffers: Option<&Bound<'_, PyAny>>,
+    views_input: bool,
+) -> PyResult<Option<std::rc::Rc<views::Views>>> {
+    let buffers = buffers.filter(|b| !b.is_none());
+    if buffers.is_none() && opts & opt::BIN_MEMORYVIEW == 0 && !views_input {
+        return Ok(None);
+    }
+    let bin_memoryview = opts & opt::BIN_MEMORYVIEW != 0;
+    Ok(Some(std::rc::Rc::new(views::Views::new(
+        py,
+        bin_memoryview,
+        source,
+        buffers,
+    )?)))
+}
+
+/// After a whole message: every buffer given was used.
+pub fn finish_views(
+    py: Python<'_>,
+    views: Option<&views::Views>,
+    end: usize,
+) -> Result<(), DeError> {
+    match views {
+        Some(views) => views.finish(py, end),
+        None => Ok(()),
+    }
+}
+
 /// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
 /// fastmsgpack cannot build itself.
+#[allow(clippy::too_many_arguments)]
 pub fn unpackb_typed<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -57,17 +127,19 @@ pub fn unpackb_typed<'py>(
     what: &str,
     tp: &Bound<'py, PyAny>,
     dec_hook: Option<&Bound<'py, PyAny>>,
+    buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let source = data
-        .is_exact_instance_of::<PyBytes>()
-        .then(|| data.as_ptr());
+    let source = source_of(data, opts);
     let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
-    let setup = Setup::new(py, opts, ext_hook, source)?;
+    // A memoryview field views the input, as bins do with OPT_BIN_MEMORYVIEW.
+    let views = make_views(py, opts, source, buffers, typed.has_memoryview)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
     let (value, _) = typed
         .decode_at(py, input, &setup, true)
         .map_err(typed::error::TError::into_pyerr)?;
+    finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
     Ok(value)
 }
 
@@ -81,6 +153,8 @@ pub struct Setup {
     /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
     /// when raw arrays may view it in place.
     numpy: Option<(&'static Numpy, Option<Obj>)>,
+    /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: how bins and out-of-band buffers are read.
+    views: Option<std::rc::Rc<views::Views>>,
 }
 
 impl Setup {
@@ -106,6 +180,7 @@ impl Setup {
             hook: ext_hook.map(|h| h.as_ptr()),
             timestamps,
             numpy,
+            views: None,
         })
     }
 
@@ -114,12 +189,39 @@ impl Setup {
         self.opts
     }
 
-    fn decoder<'a>(
+    /// The setup with `views` for its bins and out-of-band buffers.
+    pub fn with_views(mut self, views: Option<std::rc::Rc<views::Views>>) -> Setup {
+        self.views = views;
+        self
+    }
+
+    /// Its views, for a setup that decodes parts of the same input (a typed decode's arrays).
+    pub fn views(&self) -> Option<std::rc::Rc<views::Views>> {
+        self.views.clone()
+    }
+
+    fn decoder<'a, const VIEWS: bool>(
         &self,
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
-    ) -> Decoder<'a> {
+    ) -> Decoder<'a, VIEWS> {
+        self.decoder_with(py, input, keys, self.views.clone())
+    }
+
+    /// Bins are memoryviews (`OPT_BIN_MEMORYVIEW`): decoders are `Decoder<'_, true>`.
+    pub(super) fn bin_views(&self) -> bool {
+        self.opts & opt::BIN_MEMORYVIEW != 0
+    }
+
+    /// [`Setup::decoder`], with the views of another setup for the same input.
+    pub(super) fn decoder_with<'a, const VIEWS: bool>(
+        &self,
+        py: Python<'a>,
+        input: &'a [u8],
+        keys: Option<&'a mut keycache::KeyCache>,
+        views: Option<std::rc::Rc<views::Views>>,
+    ) -> Decoder<'a, VIEWS> {
         Decoder::new(
             py,
             input,
@@ -128,6 +230,7 @@ impl Setup {
             self.timestamps,
             self.numpy,
             keys,
+            views,
         )
     }
 }
@@ -143,10 +246,26 @@ pub fn decode_whole<'py>(
     // Inputs this small build too few objects for a collection to start.
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
-    let value = decoder.decode_document()?;
+    let value = if setup.bin_views() {
+        views_document(py, input, setup, claim.as_deref_mut())?
+    } else {
+        let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+        decoder.decode_document()?
+    };
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+}
+
+/// [`decode_whole`] with bins as memoryviews.
+#[cold]
+#[inline(never)]
+fn views_document(
+    py: Python<'_>,
+    input: &[u8],
+    setup: &Setup,
+    keys: Option<&mut keycache::KeyCache>,
+) -> Result<ffi::Owned, DeError> {
+    setup.decoder::<true>(py, input, keys).decode_document()
 }
 
 /// The object that `input` starts with, decoded as `setup` says, and its length; what follows
@@ -159,8 +278,13 @@ pub fn decode_first<'py>(
     let mut claim = KEY_CACHE.claim(py);
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = (input.len() > GC_PAUSE_MIN_INPUT).then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
-    let (value, end) = decoder.decode_at(0)?;
+    let (value, end) = if setup.bin_views() {
+        let mut decoder = setup.decoder::<true>(py, input, claim.as_deref_mut());
+        decoder.decode_at(0)?
+    } else {
+        let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+        decoder.decode_at(0)?
+    };
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
 }
@@ -182,7 +306,7 @@ pub fn decode_nested_at<'py>(
         .is_some_and(|&m| token::is_container_marker(m));
     // SAFETY: attached; the pause is dropped before this function returns.
     let _gc = container.then(|| unsafe { GcPause::new() });
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
+    let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
     let (value, _) = decoder.decode_nested(offset, depth)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
@@ -199,7 +323,7 @@ pub fn decode_key_at<'py>(
     depth: u32,
 ) -> Result<Bound<'py, PyAny>, DeError> {
     let mut claim = KEY_CACHE.claim(py);
-    let mut decoder = setup.decoder(py, input, claim.as_deref_mut());
+    let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
     let value = decoder.key_at(offset, depth)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
@@ -215,7 +339,7 @@ pub fn unpack_at<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
     let setup = Setup::new(py, opts & opt::NON_STR_KEYS, None, None)?;
     let mut claim = KEY_CACHE.claim(py);
-    let mut decoder = setup.decoder(py, bytes, claim.as_deref_mut());
+    let mut decoder = setup.decoder::<false>(py, bytes, claim.as_deref_mut());
     let (value, end) = decoder.decode_at(offset).map_err(DeError::into_pyerr)?;
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))

@@ -14,7 +14,23 @@ pub struct RawArray {
     pub dtype: Option<Owned>,
     pub kind: Option<Owned>,
     pub shape: Option<Owned>,
-    pub data: Option<(usize, usize)>,
+    pub data: Option<Data>,
+}
+
+/// Where an array's data is.
+pub enum Data {
+    /// At this offset in the input, this many bytes.
+    Input(usize, usize),
+    /// An out-of-band buffer (a flat memoryview) of this many bytes.
+    Buffer(Owned, usize),
+}
+
+impl Data {
+    fn len(&self) -> usize {
+        match self {
+            Data::Input(_, len) | Data::Buffer(_, len) => *len,
+        }
+    }
 }
 
 #[cold]
@@ -41,9 +57,10 @@ pub fn build(
         Some(nd) if nd.is_instance_of::<PyBool>() => nd.is_truthy().unwrap_or(false),
         _ => return Err(bad("'nd' must be true or false", start)),
     };
-    let Some((offset, len)) = raw.data else {
+    let Some(data) = raw.data else {
         return Err(bad("'data' (bin) is missing", start));
     };
+    let len = data.len();
     if let Some(kind) = raw.kind.as_ref().map(bind) {
         let plain = kind
             .cast::<PyBytes>()
@@ -93,14 +110,26 @@ pub fn build(
     if count.checked_mul(itemsize) != Some(len) {
         return Err(bad("'data' length does not match dtype and shape", start));
     }
-    let data = input
-        .get(offset..offset + len)
-        .ok_or_else(|| bad("'data' is out of range", start))?;
-    check.validate(data).map_err(|why| bad(why, start))?;
-    // SAFETY: `source` is the live input object.
-    let (buffer, buffer_offset) = match source {
-        Some(bytes) => (unsafe { Bound::from_borrowed_ptr(py, bytes) }, offset),
-        None => (PyByteArray::new(py, data).into_any(), 0),
+    let (buffer, buffer_offset) = match data {
+        Data::Input(offset, len) => {
+            let data = input
+                .get(offset..offset.saturating_add(len))
+                .ok_or_else(|| bad("'data' is out of range", start))?;
+            check.validate(data).map_err(|why| bad(why, start))?;
+            match source {
+                // SAFETY: `source` is the live input object.
+                Some(bytes) => (unsafe { Bound::from_borrowed_ptr(py, bytes) }, offset),
+                None => (PyByteArray::new(py, data).into_any(), 0),
+            }
+        }
+        // An out-of-band buffer is viewed in place, writable when it is.
+        Data::Buffer(flat, _) => {
+            // SAFETY: `flat` is a live memoryview, held; the check runs no Python code.
+            unsafe { crate::ffi::with_exported(flat.as_ptr(), |data| check.validate(data)) }?
+                .map_err(|why| bad(why, start))?;
+            // SAFETY: `into_raw` hands over the strong reference `flat` held.
+            (unsafe { Bound::from_owned_ptr(py, flat.into_raw()) }, 0)
+        }
     };
     // SAFETY: `np.frombuffer` is a live callable kept by `Numpy`.
     let frombuffer = unsafe { Bound::from_borrowed_ptr(py, np.frombuffer) };

@@ -45,6 +45,29 @@ impl FastArgs {
         Ok(unsafe { Borrowed::from_ptr(py, *self.args) })
     }
 
+    /// The positional arguments of `func`, which takes `min` to `N` of them, in their slots;
+    /// `None` for those not given and those given as None. Too few or too many is the
+    /// `TypeError` Python gives.
+    pub fn positionals<'a, 'py, const N: usize>(
+        &'a self,
+        py: Python<'py>,
+        func: &str,
+        min: usize,
+    ) -> Result<[Option<Borrowed<'a, 'py, PyAny>>; N], PyErr> {
+        if self.positional < min || self.positional > N {
+            return Err(positional_range(func, min, N, self.positional));
+        }
+        let mut out = [None; N];
+        for (i, slot) in out.iter_mut().enumerate().take(self.positional) {
+            // SAFETY: argument `i` is one of the call's positional arguments, live for the call.
+            let value = unsafe { *self.args.add(i) };
+            // SAFETY: as above.
+            *slot = (value != unsafe { ffi::Py_None() })
+                .then(|| unsafe { Borrowed::from_ptr(py, value) });
+        }
+        Ok(out)
+    }
+
     /// The keyword arguments, each in the slot of its name in `names` (interned strs), `None`
     /// when absent or None; a name that is not there is the `TypeError` Python gives.
     pub fn keywords<'a, 'py, const N: usize>(
@@ -91,6 +114,13 @@ impl FastArgs {
 fn positional_count(func: &str, given: usize) -> PyErr {
     PyTypeError::new_err(format!(
         "{func}() takes exactly one positional argument ({given} given)"
+    ))
+}
+
+#[cold]
+fn positional_range(func: &str, min: usize, max: usize, given: usize) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{func}() takes from {min} to {max} positional arguments but {given} were given"
     ))
 }
 

@@ -34,6 +34,10 @@ pub struct Ctx {
     /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates):
     /// `fastmsgpack.compat`'s `unicode_errors`, other than "strict" and "replace".
     pub unicode_errors: Option<std::ffi::CString>,
+    /// `buffer_callback`: where out-of-band buffers go.
+    pub oob: Option<per_type::oob::Sink>,
+    /// Buffers of at least this many bytes are offered to `oob` (`usize::MAX` without it).
+    pub oob_threshold: usize,
 }
 
 /// What stays the same for a whole call, looked up once.
@@ -56,6 +60,8 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         last_lineage: obtype::LastLineage::default(),
         member_values: Default::default(),
         unicode_errors: None,
+        oob: None,
+        oob_threshold: usize::MAX,
     })
 }
 
@@ -76,6 +82,40 @@ pub fn packb<'py>(
     finish(py, writer)
 }
 
+/// `buffer_callback` and `buffer_threshold`: buffers of at least that many bytes are offered to
+/// the callback.
+pub type OobArgs<'a, 'py> = Option<(&'a Bound<'py, PyAny>, usize)>;
+
+/// Sends the out-of-band buffers of this call to `oob`'s callback.
+fn set_oob(py: Python<'_>, cx: &mut Ctx, oob: OobArgs<'_, '_>) -> PyResult<()> {
+    if let Some((callback, threshold)) = oob {
+        cx.oob = Some(per_type::oob::Sink {
+            callback: callback.as_ptr(),
+            pickle_buffer: crate::oob::pickle_buffer_type(py)?.as_ptr(),
+            count: std::cell::Cell::new(0),
+        });
+        cx.oob_threshold = threshold;
+    }
+    Ok(())
+}
+
+/// Packs `obj` as `packb` does, with out-of-band buffers (`packb(obj, buffer_callback=...)`).
+pub fn packb_oob<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    oob: OobArgs<'_, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut cx = context(py, default, opts)?;
+    set_oob(py, &mut cx, oob)?;
+    let mut scratch = ffi::scratch();
+    // SAFETY: as in `packb`.
+    let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
+    let writer = write_msgpack(obj, opts, &cx, writer)?;
+    finish(py, writer)
+}
+
 /// Packs `obj` as `packb` does, into a `bytes` object that starts at `start` bytes (in a scratch
 /// buffer, as `packb`, when that is no larger); returns it with its length.
 pub fn pack_sized<'py>(
@@ -84,8 +124,10 @@ pub fn pack_sized<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
     start: usize,
+    oob: OobArgs<'_, 'py>,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let cx = context(py, default, opts)?;
+    let mut cx = context(py, default, opts)?;
+    set_oob(py, &mut cx, oob)?;
     let mut scratch = ffi::scratch();
     let sized = if start > ffi::SCRATCH_LEN {
         // SAFETY: the GIL is held (`py`).
@@ -113,9 +155,11 @@ pub fn pack_in<'py, R>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
     buf: &mut [std::mem::MaybeUninit<u8>],
+    oob: OobArgs<'_, 'py>,
     done: impl FnOnce(BytesWriter) -> PyResult<R>,
 ) -> PyResult<R> {
-    let cx = context(py, default, opts)?;
+    let mut cx = context(py, default, opts)?;
+    set_oob(py, &mut cx, oob)?;
     // SAFETY: the GIL is held for the whole call (`py`), and `buf` outlives the writer, which
     // `done` consumes (or which is dropped) before this function returns.
     let writer = unsafe { BytesWriter::in_buffer(buf) };

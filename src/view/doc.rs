@@ -49,7 +49,9 @@ pub struct Doc {
 // SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
 // read-only export, or our own copy) until the document is dropped; the raw pointers of `setup`
 // refer to objects kept alive by `_ext_hook` or by the process (the handles of `Known` and
-// `Numpy`), and are only used while attached. The tables are behind locks.
+// `Numpy`), and are only used while attached; `setup` holds no bin views (`Setup::new` makes
+// none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is shared. The tables are behind
+// locks.
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}

@@ -100,7 +100,9 @@ pub fn _view<'py>(
     dec_hook: Option<&Bound<'py, PyAny>>,
     validate: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts: Opt = opt::parse_for_reading(option, opt::UNPACKB_MASK, "View")?;
+    // Bins are bytes: a memoryview into the view's input (OPT_BIN_MEMORYVIEW) is not offered.
+    let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
+    let opts: Opt = opt::parse_for_reading(option, mask, "View")?;
     let ext_hook = ext_hook.filter(|h| !h.is_none());
     let dec_hook = dec_hook.filter(|h| !h.is_none());
     let tp = r#type.filter(|t| !t.is_none());

@@ -14,14 +14,17 @@ it to the next family in the list:
 - ``None``, ``bool``, ``int`` (64-bit range), ``float``, ``str``, ``bytes`` (``bytearray`` and
   ``memoryview`` arrive as ``bytes``), ``list``, ``tuple`` (arriving as a tuple, not a list) and
   ``dict`` with ``str`` keys;
-- numpy arrays of any dtype without Python objects: the array's memory is a separate frame, sent
+- numpy arrays of any dtype that has raw bytes (not object, structured or void dtypes): the
+  array's memory is a separate frame (fastmsgpack's out-of-band buffers, ``OPT_NUMPY_RAW``), sent
   without a copy when the array is C-contiguous; it arrives as a writeable array of the same
-  dtype (byte order included) and shape;
+  dtype (byte order included) and shape, a view of its frame when the frame is writable (as
+  frames read from a connection are);
+- ``bytes`` of 4096 bytes or more are separate frames too, sent without a copy;
 - numpy scalars (``numpy.int32(5)``), arriving as numpy scalars of their dtype.
 
 Anything else (datetimes, UUIDs, dataclasses, enum members, subclasses of builtin types,
-integers beyond 64 bits, dicts with other keys, object arrays) makes the whole value go to the
-next family. Two types are not refused, because fastmsgpack packs them without asking: sets and
+integers beyond 64 bits, dicts with other keys, object and structured arrays) makes the whole
+value go to the next family. Two types are not refused, because fastmsgpack packs them without asking: sets and
 frozensets arrive as lists, and ``Decimal`` as its string.
 """
 
@@ -32,6 +35,7 @@ import sys
 from typing import Any
 
 from fastmsgpack import (
+    OPT_NUMPY_RAW,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
@@ -53,7 +57,8 @@ NAME = "fastmsgpack"
 #: in order of preference; also a good ``serializers`` list for the ``Client``.
 SERIALIZERS = [NAME, "dask", "pickle"]
 
-# Everything fastmsgpack would otherwise turn into another type goes to `default` instead.
+# Everything fastmsgpack would otherwise turn into another type goes to `default` instead;
+# arrays are raw maps whose data goes out of band.
 _OPTIONS = (
     OPT_PASSTHROUGH_BIG_INT
     | OPT_PASSTHROUGH_DATACLASS
@@ -62,11 +67,11 @@ _OPTIONS = (
     | OPT_PASSTHROUGH_SUBCLASS
     | OPT_PASSTHROUGH_TUPLE
     | OPT_PASSTHROUGH_UUID
+    | OPT_NUMPY_RAW
 )
 
 # Extension types, private to this family (only its own `loads` reads them).
-_TUPLE = 1  # data: the items, packed as an array
-_ARRAY = 2  # data: [frame index, dtype.str, shape]; the memory is frames[frame index]
+_TUPLE = 1  # data: [first frame, frame count, the items packed as an array]
 _SCALAR = 3  # data: [dtype.str, the value's bytes]
 
 
@@ -74,57 +79,71 @@ class _Refused(Exception):
     """A value this family does not carry."""
 
 
-def _packer(frames: list[Any]) -> Any:
-    def default(obj: Any) -> Any:
-        if type(obj) is tuple:
-            return Ext(_TUPLE, packb(list(obj), default=default, option=_OPTIONS))
-        numpy = sys.modules.get("numpy")
-        if numpy is not None:
-            if type(obj) is numpy.ndarray and not obj.dtype.hasobject:
-                # A flat uint8 view of the memory (a view, not a copy, when the array is
-                # C-contiguous): memoryview refuses some dtypes (datetime64) but not uint8.
-                flat = numpy.ascontiguousarray(obj).reshape(-1).view(numpy.uint8)
-                frames.append(memoryview(flat))
-                shape = list(obj.shape)
-                return Ext(_ARRAY, packb([len(frames) - 1, obj.dtype.str, shape]))
-            if isinstance(obj, numpy.generic) and not obj.dtype.hasobject:
-                return Ext(_SCALAR, packb([obj.dtype.str, obj.tobytes()]))
-        raise _Refused
+class _Packing:
+    """One `dumps`: the top message's out-of-band frames, and those of the tuples in it, which
+    are packed as messages of their own, each with its frames in one run of `nested`."""
 
-    return default
+    def __init__(self) -> None:
+        self.top: list[Any] = []
+        self.nested: list[Any] = []
+
+    def pack(self, obj: Any, frames: list[Any]) -> bytes:
+        def take(buffer: Any) -> None:
+            frames.append(buffer.raw())
+
+        return packb(obj, default=self.default, option=_OPTIONS, buffer_callback=take)
+
+    def default(self, obj: Any) -> Any:
+        if type(obj) is tuple:
+            own: list[Any] = []
+            items = self.pack(list(obj), own)
+            first = len(self.nested)
+            self.nested.extend(own)
+            return Ext(_TUPLE, packb([first, len(own), items]))
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and isinstance(obj, numpy.generic) and not obj.dtype.hasobject:
+            # numpy.float64, numpy.str_ and numpy.bytes_ (subclasses of builtin types).
+            return Ext(_SCALAR, packb([obj.dtype.str, obj.tobytes()]))
+        raise _Refused
 
 
 def dumps(x: Any, context: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Any]]:
-    """Serialize ``x``: a header and the frames (the MessagePack, then one frame per numpy
-    array). Raises ``NotImplementedError`` for a value the family does not carry, which makes
-    Dask try the next family."""
-    frames: list[Any] = [b""]
+    """Serialize ``x``: a header and the frames (the MessagePack, then the out-of-band frames of
+    the top message and then those of the tuples in it). Raises ``NotImplementedError`` for a
+    value the family does not carry, which makes Dask try the next family."""
+    packing = _Packing()
     try:
-        frames[0] = packb(x, default=_packer(frames), option=_OPTIONS)
+        message = packing.pack(x, packing.top)
     except (MsgpackEncodeError, _Refused) as exc:
         raise NotImplementedError(f"fastmsgpack does not carry this value exactly: {exc}") from exc
-    return {"serializer": NAME}, frames
+    header = {"serializer": NAME, "top": len(packing.top)}
+    return header, [message, *packing.top, *packing.nested]
+
+
+def _writable(frame: Any) -> Any:
+    """The frame, or a writable copy when it is read-only (arrays arrive writeable)."""
+    view = memoryview(frame)
+    return bytearray(view) if view.readonly else frame
 
 
 def loads(header: dict[str, Any], frames: list[Any]) -> Any:
     """Deserialize what :func:`dumps` made."""
+    top = header.get("top", 0)
+    own = [_writable(f) for f in frames[1 : 1 + top]]
+    nested = [_writable(f) for f in frames[1 + top :]]
 
     def ext_hook(tag: int, data: bytes) -> Any:
         if tag == _TUPLE:
-            return tuple(unpackb(data, ext_hook=ext_hook))
-        numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
-        if tag == _ARRAY:
-            index, dtype, shape = unpackb(data)
-            frame = memoryview(frames[index])
-            if frame.readonly:
-                frame = memoryview(bytearray(frame))
-            return numpy.frombuffer(frame, dtype=numpy.dtype(dtype)).reshape(shape)
+            first, count, items = unpackb(data)
+            given = nested[first : first + count]
+            return tuple(unpackb(items, ext_hook=ext_hook, option=OPT_NUMPY_RAW, buffers=given))
         if tag == _SCALAR:
+            numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
             dtype, raw = unpackb(data)
             return numpy.frombuffer(raw, dtype=numpy.dtype(dtype))[0]
         raise ValueError(f"unknown extension type {tag} in a fastmsgpack Dask frame")
 
-    return unpackb(frames[0], ext_hook=ext_hook)
+    return unpackb(frames[0], ext_hook=ext_hook, option=OPT_NUMPY_RAW, buffers=own)
 
 
 def register() -> None:

@@ -99,8 +99,16 @@ impl<'a> TypedDecoder<'a> {
 
     /// The object at the reader's position, untyped, as `setup` decodes it.
     fn untyped(&mut self, setup: &Setup, depth: u32) -> TResult<Owned> {
-        let mut decoder = setup.decoder(self.py, self.r.data, self.keys.as_deref_mut());
-        let (value, end) = decoder.decode_nested(self.r.pos, depth)?;
+        // The numpy setup reads the out-of-band buffers of the call's own.
+        let views = self.setup.views();
+        let keys = self.keys.as_deref_mut();
+        let (value, end) = if self.setup.bin_views() {
+            let mut decoder = setup.decoder_with::<true>(self.py, self.r.data, keys, views);
+            decoder.decode_nested(self.r.pos, depth)?
+        } else {
+            let mut decoder = setup.decoder_with::<false>(self.py, self.r.data, keys, views);
+            decoder.decode_nested(self.r.pos, depth)?
+        };
         self.r.pos = end;
         Ok(value)
     }
@@ -156,6 +164,10 @@ impl<'a> TypedDecoder<'a> {
                 (Node::Bool, Token::Bool(v)) => Ok(ffi::new_bool(v)),
                 (Node::None, Token::Nil) => Ok(ffi::new_singleton(ffi::none())),
                 (Node::Bytes, Token::Bin(bytes)) => made(ffi::new_bytes(bytes)),
+                (Node::MemoryView, Token::Bin(bytes)) => self.memoryview(bytes),
+                (Node::Bytes | Node::MemoryView, Token::Ext(crate::oob::TAG, payload)) => {
+                    self.out_of_band(node, payload, start)
+                }
                 (Node::ByteArray, Token::Bin(bytes)) => made(ffi::new_bytearray(bytes)),
                 (Node::DateTime, Token::Str(bytes)) => self.datetime(node, bytes, start),
                 (Node::DateTime, Token::Ext(-1, data)) => {
@@ -483,6 +495,40 @@ impl<'a> TypedDecoder<'a> {
         // SAFETY: attached; the hook is kept alive by the caller, `cls` by the plan.
         unsafe { ffi::call2(hook, cls, value.as_ptr()) }
             .map_err(|cause| self.refused_or_raised(node, "a value dec_hook refused", start, cause))
+    }
+
+    /// A bin as a `memoryview`: a view of the input when it cannot change, else of a copy.
+    fn memoryview(&mut self, bytes: &[u8]) -> TResult<Owned> {
+        let offset = bytes.as_ptr() as usize - self.r.data.as_ptr() as usize;
+        match self.setup.views() {
+            Some(views) => Ok(views.bin(self.py, bytes, offset)?),
+            None => {
+                let copy = pyo3::types::PyBytes::new(self.py, bytes);
+                let view = pyo3::types::PyMemoryView::from(&copy).map_err(DeError::python)?;
+                // SAFETY: a new strong reference.
+                made(unsafe { Owned::from_new(view.into_any().into_ptr()) })
+            }
+        }
+    }
+
+    /// A `bytes` or `memoryview` field whose bin was sent out of band.
+    fn out_of_band(&mut self, node: usize, payload: &[u8], start: usize) -> TResult<Owned> {
+        let Some(views) = self.setup.views() else {
+            return Err(DeError::input(
+                Kind::BadBuffer(
+                    "the data refers to an out-of-band buffer, but no buffers were given \
+                     (unpackb(..., buffers=...))"
+                        .to_owned(),
+                ),
+                start,
+            )
+            .into());
+        };
+        let (flat, _) = views.take(self.py, payload, start)?;
+        if matches!(self.nodes[node].node, Node::MemoryView) {
+            return Ok(flat);
+        }
+        Ok(views.bytes_from_buffer(self.py, flat)?)
     }
 
     fn numpy(&mut self, node: usize, ndarray: Obj, depth: u32) -> TResult<Owned> {

@@ -183,6 +183,8 @@ fn alias_owner<'py>(
 
 /// What a typed call needs besides its input: the plan and the decoders' set-ups.
 pub struct Typed<'py> {
+    /// Some node is a `memoryview`: bins may view the input.
+    pub has_memoryview: bool,
     plan: Bound<'py, TypePlan>,
     numpy_setup: Option<Setup>,
     dec_hook: Option<Obj>,
@@ -234,7 +236,12 @@ impl<'py> Typed<'py> {
         } else {
             None
         };
+        let has_memoryview = p
+            .nodes
+            .iter()
+            .any(|n| matches!(n.node, plan::Node::MemoryView));
         Ok(Typed {
+            has_memoryview,
             plan,
             numpy_setup,
             dec_hook: dec_hook.map(|h| h.as_ptr()),

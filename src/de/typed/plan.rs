@@ -51,6 +51,8 @@ pub enum Node {
     None,
     Bytes,
     ByteArray,
+    /// `memoryview`: a bin as a view (of the input, or of an out-of-band buffer).
+    MemoryView,
     Uuid,
     DateTime,
     Date,
@@ -183,6 +185,7 @@ pub fn _compile_plan(
             "none" => Node::None,
             "bytes" => Node::Bytes,
             "bytearray" => Node::ByteArray,
+            "memoryview" => Node::MemoryView,
             "uuid" => Node::Uuid,
             "datetime" => Node::DateTime,
             "date" => Node::Date,

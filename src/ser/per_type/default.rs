@@ -11,6 +11,11 @@ use crate::ser::{dispatch, error, Ctx};
 /// `obj` is live; the GIL is held.
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: forwarded from the caller.
+    if unsafe { super::oob::is_pickle_buffer(obj) }? {
+        // SAFETY: a PickleBuffer exports its memory like a memoryview.
+        return unsafe { super::bytes::write_memoryview(obj, cx, e) };
+    }
     let Some(default) = cx.default else {
         // SAFETY: forwarded from the caller.
         return Err(unsafe { error::unsupported(obj) });

@@ -15,6 +15,7 @@ pub mod int;
 pub mod key;
 pub mod list;
 pub mod numpy;
+pub mod oob;
 pub mod pydantic;
 pub mod set;
 pub mod str;

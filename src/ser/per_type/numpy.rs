@@ -318,16 +318,26 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
         // C-contiguous memory is exported as it is; other layouts are copied into C order
         // first (0-d arrays are always contiguous, so they keep their shape).
         let contiguous;
-        let buf = match ArrayBuffer::export(source.as_ptr(), true) {
-            Ok(buf) => buf,
+        let (buf, exported) = match ArrayBuffer::export(source.as_ptr(), true) {
+            Ok(buf) => (buf, source.as_ptr()),
             Err(_) => {
                 contiguous =
                     ffi::call1(np.ascontiguousarray, source.as_ptr()).map_err(numpy_failed)?;
-                ArrayBuffer::export(contiguous.as_ptr(), true).map_err(numpy_failed)?
+                let buf = ArrayBuffer::export(contiguous.as_ptr(), true).map_err(numpy_failed)?;
+                (buf, contiguous.as_ptr())
             }
         };
         let data = buf.bytes();
-        e.reserve_hint(data.len().saturating_add(64))?;
+        // With `buffer_callback`, large data goes out of band (the array, or its C-ordered
+        // copy, handed over as a PickleBuffer); `buf` keeps it exported meanwhile.
+        let out_of_band = if data.len() >= cx.oob_threshold {
+            per_type::oob::claim(exported, cx)?
+        } else {
+            None
+        };
+        if out_of_band.is_none() {
+            e.reserve_hint(data.len().saturating_add(64))?;
+        }
         e.map_begin(if is_array { 5 } else { 3 })?;
         let mut entry = 0;
         let mut key = |e: &mut E, name: &[u8]| -> Res {
@@ -353,7 +363,10 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
             e.array_end()?;
         }
         key(e, b"data")?;
-        e.bin(data)?;
+        match out_of_band {
+            Some((index, len)) => per_type::oob::write_ref(index, len, e)?,
+            None => e.bin(data)?,
+        }
     }
     e.map_end()
 }

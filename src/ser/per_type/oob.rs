@@ -1,0 +1,89 @@
+//! Out-of-band buffers (`packb(obj, buffer_callback=cb)`): a buffer of at least the threshold's
+//! size is handed to `cb` as a `pickle.PickleBuffer`; when `cb` returns a false value (as
+//! pickle's contract has it) a reference takes its place in the output (see [`crate::oob`]).
+
+use std::cell::Cell;
+
+use pyo3::prelude::*;
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::ffi::{self, Obj};
+use crate::oob;
+use crate::ser::Ctx;
+
+/// Where out-of-band buffers go, for one call.
+pub struct Sink {
+    /// The user's `buffer_callback`, kept alive by the caller.
+    pub callback: Obj,
+    /// `pickle.PickleBuffer`.
+    pub pickle_buffer: Obj,
+    /// The buffers handed out so far: the index of the next one.
+    pub count: Cell<u64>,
+}
+
+/// Offers `obj` (which exports C-contiguous memory) to the callback; `Some((index, len))` when
+/// the callback takes it out of band (the caller writes [`write_ref`] where the bin would go),
+/// `None` when it is to be written in band. The length is read from the `PickleBuffer`'s own
+/// export, which holds the memory (a bytearray cannot be resized while it lives). Runs Python
+/// code: the caller reads `obj`'s memory again afterwards, or holds an export of it.
+///
+/// # Safety
+/// `obj` is live and exports a buffer; the GIL is held.
+#[cold]
+#[inline(never)]
+pub unsafe fn claim(obj: Obj, cx: &Ctx) -> Res<Option<(u64, usize)>> {
+    let Some(sink) = &cx.oob else {
+        return Ok(None);
+    };
+    // SAFETY: attached (the caller's contract); both objects are live: `pickle_buffer` is held
+    // by the interpreter's pickle module, `callback` by the caller of packb.
+    let len = unsafe {
+        let buffer = ffi::call1(sink.pickle_buffer, obj)?;
+        let len = ffi::with_exported(buffer.as_ptr(), <[u8]>::len)?;
+        let answer = ffi::call1(sink.callback, buffer.as_ptr())?;
+        let py = Python::assume_attached();
+        if Bound::from_borrowed_ptr(py, answer.as_ptr()).is_truthy()? {
+            return Ok(None);
+        }
+        len
+    };
+    let index = sink.count.get();
+    sink.count.set(index + 1);
+    Ok(Some((index, len)))
+}
+
+/// The reference to out-of-band buffer `index`, of `len` bytes.
+#[inline]
+pub fn write_ref<E: Emitter>(index: u64, len: usize, e: &mut E) -> Res {
+    e.ext(oob::TAG, &oob::encode_ref(index, len as u64))
+}
+
+/// `obj` (`len` bytes) as a reference when the callback takes it; `true` then.
+///
+/// # Safety
+/// As [`claim`].
+#[inline(always)]
+pub unsafe fn offer<E: Emitter>(obj: Obj, len: usize, cx: &Ctx, e: &mut E) -> Res<bool> {
+    if len < cx.oob_threshold {
+        return Ok(false);
+    }
+    // SAFETY: forwarded from the caller.
+    match unsafe { claim(obj, cx) }? {
+        Some((index, len)) => write_ref(index, len, e).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// Is `obj` a `pickle.PickleBuffer`? Those are packed as bin, in band or out of band, as pickle
+/// protocol 5 packs them.
+///
+/// # Safety
+/// `obj` is live; the GIL is held.
+pub unsafe fn is_pickle_buffer(obj: Obj) -> Res<bool> {
+    // SAFETY: attached (the caller's contract).
+    let py = unsafe { Python::assume_attached() };
+    let ty = oob::pickle_buffer_type(py)?;
+    // SAFETY: `obj` is live.
+    Ok(unsafe { ffi::type_of(obj) } == ty.as_ptr().cast())
+}
