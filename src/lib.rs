@@ -23,6 +23,7 @@ mod packer;
 mod registry;
 mod ser;
 mod unpacker;
+mod view;
 
 use pyo3::prelude::*;
 
@@ -324,6 +325,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
+    m.add_class::<view::MapView>()?;
+    m.add_class::<view::ArrayView>()?;
+    m.add_function(wrap_pyfunction!(view::_view, m)?)?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

@@ -27,9 +27,11 @@ from fastmsgpack._fastmsgpack import (
     OPT_SORT_KEYS,
     OPT_STRICT_INTEGER,
     OPT_UTC_Z,
+    ArrayView,
     BufferFull,
     Ext,
     Fragment,
+    MapView,
     MsgpackDecodeError,
     MsgpackEncodeError,
     OutOfData,
@@ -45,6 +47,7 @@ from fastmsgpack._fastmsgpack import (
     unpackb,
 )
 from fastmsgpack.aio import AsyncUnpacker
+from fastmsgpack._view import View
 
 __all__ = [
     "BUFFER_EXT_TYPE",
@@ -73,10 +76,12 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "ArrayView",
     "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",
+    "MapView",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
@@ -84,6 +89,7 @@ __all__ = [
     "Registry",
     "Unpacker",
     "ValidationError",
+    "View",
     "__version__",
     "pack",
     "packb",

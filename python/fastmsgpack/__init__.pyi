@@ -1,4 +1,6 @@
-from collections.abc import Callable, Iterable
+import abc
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pickle import PickleBuffer
 from typing import Any, Protocol, TypeVar, final, overload
 
@@ -34,10 +36,12 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "ArrayView",
     "AsyncUnpacker",
     "BufferFull",
     "Ext",
     "Fragment",
+    "MapView",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
@@ -45,6 +49,7 @@ __all__ = [
     "Registry",
     "Unpacker",
     "ValidationError",
+    "View",
     "__version__",
     "pack",
     "packb",
@@ -253,3 +258,45 @@ class Fragment:
     def __new__(cls, contents: bytes | bytearray | memoryview) -> Fragment: ...
     @property
     def contents(self) -> bytes: ...
+
+class View(metaclass=abc.ABCMeta):
+    """A lazy, read-only view of one MessagePack object: a ``MapView`` for a map, an
+    ``ArrayView`` for an array, any other value decoded as ``unpackb`` would."""
+
+    def __new__(
+        cls,
+        data: Buffer,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        type: Any = None,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        validate: bool = True,
+    ) -> Any: ...
+
+@final
+class MapView(Mapping[Any, Any]):
+    """A MessagePack map read where it lies; values decode when read."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def get(self, key: Any, default: Any = None, *, type: Any = None) -> Any: ...
+    def keys(self) -> list[Any]: ...  # type: ignore[override]
+    def values(self) -> list[Any]: ...  # type: ignore[override]
+    def items(self) -> list[tuple[Any, Any]]: ...  # type: ignore[override]
+    def to_python(self, *, type: Any = None) -> Any: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
+
+@final
+class ArrayView(Sequence[Any]):
+    """A MessagePack array read where it lies; items decode when read."""
+
+    def __getitem__(self, index: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def get(self, index: int, default: Any = None, *, type: Any = None) -> Any: ...
+    def to_python(self, *, type: Any = None) -> Any: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...

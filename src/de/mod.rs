@@ -7,7 +7,7 @@ mod ext;
 mod keycache;
 pub mod msgpack;
 mod numpy;
-mod reader;
+pub(crate) mod reader;
 pub mod scan;
 pub mod skip;
 pub(crate) mod token;
@@ -234,6 +234,11 @@ impl Setup {
         Ok(self)
     }
 
+    /// The options the decoders follow.
+    pub fn opts(&self) -> Opt {
+        self.opts
+    }
+
     /// The setup with `views` for its bins and out-of-band buffers.
     pub fn with_views(mut self, views: Option<std::rc::Rc<views::Views>>) -> Setup {
         self.views = views;
@@ -334,6 +339,46 @@ pub fn decode_first<'py>(
     };
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
+}
+
+/// The object that starts at `offset` of `input`, nested `depth` containers deep, decoded as
+/// `setup` says (what follows it is left alone); errors give offsets in the whole input. A lazy
+/// view decodes what is read through it with this.
+pub fn decode_nested_at<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    offset: usize,
+    depth: u32,
+) -> Result<Bound<'py, PyAny>, DeError> {
+    let mut claim = KEY_CACHE.claim(py);
+    // Only a container builds enough objects for a collection to start.
+    let container = input
+        .get(offset)
+        .is_some_and(|&m| token::is_container_marker(m));
+    // SAFETY: attached; the pause is dropped before this function returns.
+    let _gc = container.then(|| unsafe { GcPause::new() });
+    let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+    let (value, _) = decoder.decode_nested(offset, depth)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+}
+
+/// The map key that starts at `offset` of `input`, made as `unpackb` makes a key in a map
+/// nested `depth` containers deep (a str from the key cache, another type with
+/// `OPT_NON_STR_KEYS`, else the same error).
+pub fn decode_key_at<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    offset: usize,
+    depth: u32,
+) -> Result<Bound<'py, PyAny>, DeError> {
+    let mut claim = KEY_CACHE.claim(py);
+    let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+    let value = decoder.key_at(offset, depth)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
 }
 
 /// The object that starts at `offset` in `bytes`, read with only `OPT_NON_STR_KEYS` (no hook,

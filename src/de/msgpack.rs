@@ -96,6 +96,12 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         Ok((value, self.r.pos))
     }
 
+    /// The map key that starts at `offset`, as a map nested `depth` deep would make it.
+    pub fn key_at(&mut self, offset: usize, depth: u32) -> DeResult<Owned> {
+        self.r.pos = offset;
+        self.key(depth)
+    }
+
     /// One value, whatever its type.
     #[inline(always)]
     pub(super) fn value(&mut self, depth: u32) -> DeResult<Owned> {
