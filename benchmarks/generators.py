@@ -10,6 +10,8 @@ benchmarked (MessagePack, JSON, pickle, YAML) can write and read back unchanged.
   and a point of two floats.
 - ``make_vocabulary()``: 50,000 terms of a vocabulary, each with one to four forms.
 - ``make_small_message()``: a dict of 10 fields, the size of a typical RPC message or log record.
+- ``make_route_timestamped(n)``: the route snapshot whose children each also carry an aware
+  datetime ``at`` (UTC, microseconds) and a ``day`` date, as a tracking snapshot does.
 - ``make_small_messages(count)``: ``count`` different dicts of that shape (100,000 by default),
   written one after another to a stream (test_streams_pack, test_streams_unpack).
 
@@ -19,6 +21,7 @@ once per run.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import gc
 import random
@@ -56,6 +59,18 @@ def make_route(n: int, seed: int = 11) -> dict[str, Any]:
             for _ in range(n)
         ],
     }
+
+
+def make_route_timestamped(n: int, seed: int = 15) -> dict[str, Any]:
+    """``make_route(n)`` whose children also carry an aware datetime and a date."""
+    rng = random.Random(seed)
+    snapshot = make_route(n, seed)
+    start = datetime.datetime(2024, 5, 17, tzinfo=datetime.timezone.utc)
+    for child in snapshot["children"]:
+        at = start + datetime.timedelta(microseconds=rng.randrange(86_400 * 10**6))
+        child["at"] = at
+        child["day"] = at.date()
+    return snapshot
 
 
 def make_vocabulary(size: int = VOCABULARY_SIZE, seed: int = 12) -> list[dict[str, Any]]:

@@ -12,7 +12,8 @@ objects, its size in MB):
   ``fastmsgpack-unpackb``, ``ormsgpack`` and ``msgspec`` (a ``msgspec.msgpack.Decoder``) decode
   each message with its own call, from offsets known in advance (a memoryview of the stream
   sliced at each message), the floor for a reader that must find the ends itself; neither
-  ormsgpack nor msgspec has a stream API.
+  ormsgpack nor msgspec has a stream API. ``fastmsgpack-compat`` is
+  ``fastmsgpack.compat.Unpacker(raw=False)``, called as code written for msgpack-python calls it.
 - ``unpacker-feed-small-100k-kept``: the two Unpackers again, with all the messages kept in a
   list. The 200,000 containers that stay alive make the garbage collector walk more at each
   collection, and the memory they take is new: both add about the same time per message to each
@@ -60,6 +61,7 @@ from baseline import NAME as BEFORE_NAME
 from generators import freeze_inputs, route, small_messages
 
 import fastmsgpack
+from fastmsgpack import compat
 
 PIECE = 65536
 MESSAGES = 100_000
@@ -162,14 +164,16 @@ def _reading(make: Callable[[io.BytesIO], Any]) -> Reader:
 
 FEED_SMALL: dict[str, Reader] = {
     **{name: _feeding(build.Unpacker) for name, build in BUILDS.items()},
+    "fastmsgpack-compat": _feeding(lambda: compat.Unpacker(raw=False)),
     "msgpack": _feeding(lambda: msgpack.Unpacker(raw=False)),
     "fastmsgpack-unpackb": _each(fastmsgpack.unpackb),
     "ormsgpack": _each(ormsgpack.unpackb),
     "msgspec": _each(MSGSPEC_DECODER.decode),
 }
-KEPT_SMALL = [*BUILDS, "msgpack"]
+KEPT_SMALL = [*BUILDS, "fastmsgpack-compat", "msgpack"]
 FILE_SMALL: dict[str, Reader] = {
     **{name: _reading(build.Unpacker) for name, build in BUILDS.items()},
+    "fastmsgpack-compat": _reading(lambda f: compat.Unpacker(f, raw=False)),
     "msgpack": _reading(lambda f: msgpack.Unpacker(f, raw=False)),
 }
 

@@ -14,7 +14,7 @@ with empty data. The header chooses how the data is decoded:
 | 3-4  | ext_hook: 0 none, 1 returns a HookValue, 2 raises HookError, 3 returns a list      |
 | 5    | OPT_INDENT_2 (json.from_msgpack)                                                   |
 | 6    | OPT_APPEND_NEWLINE (json.from_msgpack)                                             |
-| 7    | unused                                                                             |
+| 7    | OPT_EXACT checks (scripts/fuzz_exact.py); the other checks ignore this bit         |
 
 check_input(raw) raises Finding when a check fails, and returns None otherwise. The checks, each
 named by Finding.check:
@@ -41,6 +41,10 @@ named by Finding.check:
 - "msgpack": where msgpack-python 1.2.4 (raw=False, strict_map_key=False) also decodes the data,
   the values are equal up to the documented differences; where it decodes the data and
   fastmsgpack refuses it, the refusal is a documented one.
+- "views": fastmsgpack.View(data) (validated at creation) and View(data, validate=False), with
+  the same options and ext_hook, walked fully (every map through items(), every array through
+  iteration) give what unpackb gives, or raise MsgpackDecodeError, at creation or at an access,
+  where unpackb raises. Nothing else is raised, at any access.
 - "buffers": unpackb(data, buffers=...) with out-of-band buffers of OOB_BUFFER_SIZES bytes
   (writable bytearrays, read-only bytes) and OPT_BIN_MEMORYVIEW returns a value or raises
   MsgpackDecodeError, and every array and memoryview it returns lies inside the input or one of
@@ -48,6 +52,9 @@ named by Finding.check:
 - "typed": unpackb(data, type=Any) gives what unpackb(data) gives, and typed decoding into the
   targets of scripts/fuzz_typed.py returns a value of the target's type or raises
   ValidationError or MsgpackDecodeError with a byte offset in range.
+- "exact" (header bit 7): unpackb(data, option=OPT_EXACT) gives a value or a MsgpackDecodeError
+  with an offset, an Unpacker the same, and packb then unpackb with OPT_EXACT gives back an equal
+  value of the same type (scripts/fuzz_exact.py).
 """
 
 from __future__ import annotations
@@ -71,6 +78,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import fuzz_exact
 import fuzz_typed
 import msgpack  # type: ignore[import-untyped]
 import numpy as np
@@ -593,6 +601,7 @@ def _check(case: Case) -> None:
         expect_error_types(case, DECODERS[0].name, hookless, (MsgpackDecodeError,))
         assert reference_hook is not None
         check_hook_result(case, reference, reference_hook, hookless)
+    check_views(case, reference)
     check_json(case, hookless if not case.option & ~OPT_NON_STR_KEYS else None)
     check_msgpack(case, reference)
     check_buffers(case)
@@ -600,6 +609,57 @@ def _check(case: Case) -> None:
         case.data, case.option, (hookless.value, hookless.error), same
     ):
         raise Finding("typed", detail, key=key)
+    for key, detail in fuzz_exact.problems(case.data, case.header):
+        raise Finding("exact", detail, key=key)
+
+
+class _Unhashable(Exception):
+    """A view's map holds a key that cannot be a dict key (unpackb refuses the map)."""
+
+
+def walk_view(value: Any) -> Any:
+    """A view read fully, item by item, as plain values: maps through items() (a later repeated
+    key replacing an earlier one, as in a dict), arrays through iteration."""
+    if isinstance(value, fastmsgpack.MapView):
+        out = {}
+        for key, item in value.items():
+            try:
+                out[key] = walk_view(item)
+            except TypeError as exc:
+                raise _Unhashable from exc
+        return out
+    if isinstance(value, fastmsgpack.ArrayView):
+        return [walk_view(item) for item in value]
+    return value
+
+
+def check_views(case: Case, reference: Outcome) -> None:
+    """The "views" check: a view walked fully gives what unpackb gives (module docstring)."""
+    for validate in (True, False):
+        hook = new_hook(case.hook_mode)
+        name = f"View(validate={validate})"
+
+        def read(hook: ExtHook | None = hook, validate: bool = validate) -> Any:
+            view = fastmsgpack.View(case.data, option=case.option, ext_hook=hook, validate=validate)
+            return walk_view(view)
+
+        outcome = call(read)
+        if isinstance(outcome.error, _Unhashable) and reference.error is not None:
+            continue
+        expect_error_types(case, name, outcome, (MsgpackDecodeError,))
+        if reference.error is not None:
+            if outcome.ok:
+                raise Finding(
+                    "views",
+                    f"{name} gave {describe(outcome)}, unpackb raised {describe(reference)}",
+                    key=name,
+                )
+        elif not outcome.ok or not same(outcome.value, reference.value):
+            raise Finding(
+                "views",
+                f"{name} gave {describe(outcome)}, unpackb gave {describe(reference)}",
+                key=name,
+            )
 
 
 def check_stream(case: Case, decoder: Decoder, outcome: Outcome, reference: Outcome) -> None:
@@ -1340,6 +1400,9 @@ def seed_inputs() -> Iterator[tuple[str, bytes]]:
     for group, _name, document in seed_documents():
         for header in SEED_HEADERS:
             yield group, Case(header, document).raw()
+    for _name, document in fuzz_exact.seed_documents():
+        for header in SEED_HEADERS:
+            yield "exact", Case(header | fuzz_exact.HEADER_EXACT, document).raw()
 
 
 def sha1_name(raw: bytes) -> str:

@@ -89,6 +89,22 @@ DICTIONARY: list[bytes] = [
     b"\xc9\xff\xff\xff\xff",
     b"\xed\xa0\x80",
     b"\xf4\x90\x80\x80",
+    # OPT_EXACT's extension codes (doc/exact.md) with their usual lengths, and a zone key.
+    b"\xc7\x03\x80\x92",
+    b"\xd5\x81\x91",
+    b"\xd5\x82\x91",
+    b"\xc7\x09\x83",
+    b"\xd8\x84",
+    b"\xc7\x0c\x85",
+    b"\xc7\x0d\x85",
+    b"\xd6\x86",
+    b"\xd7\x87",
+    b"\xc7\x0c\x88",
+    b"\xd8\x89",
+    b"\xc7\x08\x8a",
+    b"\xd5\x8b",
+    b"\xc7\x1c\x8c\x83\xc4\x02nd",
+    b"\x03Europe/Paris",
 ]
 
 

@@ -10,6 +10,7 @@ mod de;
 mod decoder;
 mod emit;
 mod error;
+mod exact;
 mod exc;
 mod ext;
 mod ffi;
@@ -18,8 +19,10 @@ mod json;
 mod oob;
 mod opt;
 mod packer;
+mod registry;
 mod ser;
 mod unpacker;
+mod view;
 
 // The pure-Rust core (core/), under the names the crate has always used.
 use fastmsgpack_core::{calendar, limits};
@@ -35,7 +38,8 @@ use opt::OptError;
 static PACKB: ffi::MethodDef = ffi::MethodDef::new(
     b"packb\0",
     pyo3::impl_::trampoline::get_trampoline_function!(fastcall_cfunction_with_keywords, packb_fast),
-    b"packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None)\n\
+    b"packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None, \
+      registry=None)\n\
       --\n\n\
       Packs `obj` as MessagePack; with `buffer_callback`, large buffers go out of band.\0",
 );
@@ -62,13 +66,16 @@ unsafe fn packb_fast(
         pyo3::intern!(py, "option"),
         pyo3::intern!(py, "buffer_callback"),
         pyo3::intern!(py, "buffer_threshold"),
+        pyo3::intern!(py, "registry"),
     ];
-    let [kw_default, kw_option, callback, threshold] = call.keywords(py, "packb", names)?;
+    let [kw_default, kw_option, callback, threshold, registry] =
+        call.keywords(py, "packb", names)?;
     let default = one_of(default, kw_default, "default")?;
     let option = one_of(option, kw_option, "option")?;
-    let opts = parse_pack_option(option.as_deref(), "packb")?;
+    let opts = opt::parse_for_packing(option.as_deref(), "packb")?;
+    let registry = registry::table_of(registry.as_deref())?;
     let value = match callback {
-        None => ser::packb(py, &obj, default.as_deref(), opts)?,
+        None => ser::packb(py, &obj, (default.as_deref(), registry), opts)?,
         Some(callback) => oob::packb(
             py,
             &obj,
@@ -98,20 +105,22 @@ fn one_of<'a, 'py>(
 
 /// Packs `obj` as `packb` does and writes the bytes to `fp` with one call of `fp.write`.
 #[pyfunction]
-#[pyo3(signature = (obj, fp, /, default=None, option=None))]
+#[pyo3(signature = (obj, fp, /, default=None, option=None, *, registry=None))]
 fn pack<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     fp: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
+    registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<()> {
-    let opts = parse_pack_option(option, "pack")?;
+    let opts = opt::parse_for_packing(option, "pack")?;
+    let registry = registry::table_of(registry)?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
         .getattr(pyo3::intern!(py, "write"))
         .map_err(|cause| no_write_method(fp, cause))?;
-    let bytes = ser::packb(py, obj, default, opts)?;
+    let bytes = ser::packb(py, obj, (default, registry), opts)?;
     write.call1((bytes,))?;
     Ok(())
 }
@@ -134,20 +143,8 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
     err
 }
 
-/// The `option` of `packb`, `pack` and `Packer` (named `func` in errors).
-#[inline(always)]
-pub(crate) fn parse_pack_option(
-    option: Option<&Bound<'_, PyAny>>,
-    func: &str,
-) -> PyResult<opt::Opt> {
-    opt::parse(option, opt::PACKB_MASK, func).map_err(|e| match e {
-        OptError::NotAnInt(msg) | OptError::Invalid(msg) => MsgpackEncodeError::new_err(msg),
-    })
-}
-
 /// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)`, in
-/// the module's
-/// method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
+/// the module's method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
 /// extraction, which cost 159 instructions a call (callgrind), about 2% of a small message.
 static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
     b"unpackb\0",
@@ -155,7 +152,8 @@ static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
         fastcall_cfunction_with_keywords,
         unpackb_fast
     ),
-    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)\n--\n\n\
+    b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None, \
+      registry=None)\n--\n\n\
       Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview; with \
       `type`, into that type (checked as it is read).\0",
 );
@@ -180,9 +178,12 @@ unsafe fn unpackb_fast(
         pyo3::intern!(py, "type"),
         pyo3::intern!(py, "dec_hook"),
         pyo3::intern!(py, "buffers"),
+        pyo3::intern!(py, "registry"),
     ];
-    let [ext_hook, option, tp, dec_hook, buffers] = call.keywords(py, "unpackb", names)?;
+    let [ext_hook, option, tp, dec_hook, buffers, registry] =
+        call.keywords(py, "unpackb", names)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
+    let registry = registry::table_of(registry.as_deref())?;
     let what = "unpackb() argument";
     let value = match tp {
         Some(tp) => de::unpackb_typed(
@@ -195,7 +196,7 @@ unsafe fn unpackb_fast(
             dec_hook.as_deref(),
             buffers.as_deref(),
         )?,
-        None => de::unpackb(
+        None if registry.is_none() && opts & opt::EXACT == 0 => de::unpackb(
             py,
             &data,
             ext_hook.as_deref(),
@@ -203,13 +204,23 @@ unsafe fn unpackb_fast(
             what,
             buffers.as_deref(),
         )?,
+        None => de::unpackb_exact(
+            py,
+            &data,
+            ext_hook.as_deref(),
+            opts,
+            what,
+            buffers.as_deref(),
+            registry,
+        )?,
     };
     Ok(value.into_ptr())
 }
 
 /// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
 #[pyfunction]
-#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None, buffers=None))]
+#[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None, buffers=None,
+                    registry=None))]
 #[allow(clippy::too_many_arguments)]
 fn unpack<'py>(
     py: Python<'py>,
@@ -219,6 +230,7 @@ fn unpack<'py>(
     r#type: Option<&Bound<'py, PyAny>>,
     dec_hook: Option<&Bound<'py, PyAny>>,
     buffers: Option<&Bound<'py, PyAny>>,
+    registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
     let data = fp.call_method0("read")?;
@@ -228,7 +240,10 @@ fn unpack<'py>(
             let dec_hook = dec_hook.filter(|h| !h.is_none());
             de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook, buffers)
         }
-        _ => de::unpackb(py, &data, ext_hook, opts, what, buffers),
+        _ => match registry::table_of(registry)? {
+            None if opts & opt::EXACT == 0 => de::unpackb(py, &data, ext_hook, opts, what, buffers),
+            registry => de::unpackb_exact(py, &data, ext_hook, opts, what, buffers, registry),
+        },
     }
 }
 
@@ -298,6 +313,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ext::Ext>()?;
     m.add_class::<fragment::Fragment>()?;
     m.add_class::<packer::Packer>()?;
+    m.add_class::<registry::Registry>()?;
     m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
     m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
     m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
@@ -310,10 +326,13 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;
     m.add_class::<decoder::Decoder>()?;
-    m.add_class::<compat::CompatOptions>()?;
+    m.add_class::<de::compat::options::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
+    m.add_class::<view::MapView>()?;
+    m.add_class::<view::ArrayView>()?;
+    m.add_function(wrap_pyfunction!(view::_view, m)?)?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

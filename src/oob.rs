@@ -87,7 +87,8 @@ pub fn pack_frames<'py>(
     let buffers = PyList::empty(py);
     // `list.append` returns None: every buffer offered goes out of band.
     let append = buffers.getattr(pyo3::intern!(py, "append"))?;
-    let message = crate::ser::packb_oob(py, obj, default, opts, Some((&append, threshold)))?;
+    let message =
+        crate::ser::packb_oob(py, obj, (default, None), opts, Some((&append, threshold)))?;
     let frames = PyList::empty(py);
     frames.append(message)?;
     let raw = pyo3::intern!(py, "raw");
@@ -110,9 +111,9 @@ pub fn packb<'py>(
     let threshold = threshold(threshold_arg)?;
     match self::callback(Some(callback))? {
         Some(callback) => {
-            crate::ser::packb_oob(py, obj, default, opts, Some((&callback, threshold)))
+            crate::ser::packb_oob(py, obj, (default, None), opts, Some((&callback, threshold)))
         }
-        None => crate::ser::packb(py, obj, default, opts),
+        None => crate::ser::packb(py, obj, (default, None), opts),
     }
 }
 
@@ -128,7 +129,7 @@ pub fn packb_frames<'py>(
     option: Option<&Bound<'py, PyAny>>,
     buffer_threshold: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = crate::parse_pack_option(option, "packb_frames")?;
+    let opts = crate::opt::parse_for_packing(option, "packb_frames")?;
     pack_frames(py, obj, default, opts, threshold(buffer_threshold)?)
 }
 

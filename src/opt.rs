@@ -3,6 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
+pub mod compat;
+
 pub type Opt = u32;
 
 pub const NON_STR_KEYS: Opt = 1 << 0;
@@ -28,8 +30,16 @@ pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
 /// `unpackb(type=...)`: a map key that no field of a dataclass or TypedDict has is an error.
 pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
+/// Exact round trips: tuples, sets, big ints, datetimes with their zones, UUIDs, Decimals, ...
+/// as the extension types of `doc/exact.md`, read back as themselves.
+pub const EXACT: Opt = 1 << 22;
 /// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
 pub const BIN_MEMORYVIEW: Opt = 1 << 23;
+
+/// Internal to `fastmsgpack.compat` (set by its packing entry point, never accepted from
+/// Python): pack as msgpack-python does where it differs from `packb` (as deep as it packs;
+/// `set`, `frozenset` and `Decimal` to `default`).
+pub const COMPAT_PACK: Opt = 1 << 31;
 
 /// Every option with its Python name, for error messages and module constants.
 ///
@@ -61,6 +71,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
     ("OPT_FORBID_UNKNOWN_FIELDS", FORBID_UNKNOWN_FIELDS),
+    ("OPT_EXACT", EXACT),
     ("OPT_BIN_MEMORYVIEW", BIN_MEMORYVIEW),
 ];
 
@@ -82,11 +93,12 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | SERIALIZE_PYDANTIC
     | SERIALIZE_NUMPY
     | NUMPY_RAW
-    | JSON_COMPAT;
+    | JSON_COMPAT
+    | EXACT;
 
 /// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own options.
 pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
-    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT))
+    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT | EXACT))
     | INDENT_2
     | APPEND_NEWLINE
     | STRICT_INTEGER;
@@ -95,8 +107,12 @@ pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
 pub const JSON_FROM_MSGPACK_MASK: Opt = NON_STR_KEYS | INDENT_2 | APPEND_NEWLINE;
 
 /// The options `unpackb` accepts.
-pub const UNPACKB_MASK: Opt =
-    NON_STR_KEYS | DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | FORBID_UNKNOWN_FIELDS | BIN_MEMORYVIEW;
+pub const UNPACKB_MASK: Opt = NON_STR_KEYS
+    | DATETIME_AS_TIMESTAMP_EXT
+    | NUMPY_RAW
+    | FORBID_UNKNOWN_FIELDS
+    | BIN_MEMORYVIEW
+    | EXACT;
 
 /// Each family of entry points with the options it accepts, named as the docs' option tables
 /// name it (`pack` and `Packer` take the options of `packb`; `unpack` and `Unpacker` those of
@@ -162,6 +178,29 @@ pub fn parse_for_reading(
             crate::exc::with_data(crate::exc::MsgpackDecodeError::new_err(msg.clone()), &data)
         }
     })
+}
+
+/// [`parse`] for a packing entry point (`packb`, `pack`, `Packer`, named `func` in errors):
+/// every refusal is a `MsgpackEncodeError`.
+#[inline(always)]
+pub fn parse_for_packing(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Opt> {
+    let opts = parse(option, PACKB_MASK, func).map_err(|e| match e {
+        OptError::NotAnInt(msg) | OptError::Invalid(msg) => {
+            crate::exc::MsgpackEncodeError::new_err(msg)
+        }
+    })?;
+    if opts & EXACT != 0 && opts & JSON_COMPAT != 0 {
+        return Err(exact_with_json_compat(func));
+    }
+    Ok(opts)
+}
+
+#[cold]
+fn exact_with_json_compat(func: &str) -> PyErr {
+    crate::exc::MsgpackEncodeError::new_err(format!(
+        "invalid option: OPT_EXACT and OPT_JSON_COMPAT cannot be combined in {func} (JSON has no \
+         extension types)"
+    ))
 }
 
 #[cold]

@@ -39,19 +39,24 @@ pub struct Packer {
     buffer_callback: Option<Py<PyAny>>,
     /// `buffer_threshold`: buffers of at least this many bytes go out of band.
     threshold: usize,
+    /// The table of the `registry` given, taken when the Packer was made.
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
 }
 
 #[pymethods]
 impl Packer {
     #[new]
-    #[pyo3(signature = (*, default=None, option=None, buffer_callback=None, buffer_threshold=None))]
+    #[pyo3(signature = (*, default=None, option=None, buffer_callback=None, buffer_threshold=None,
+                        registry=None))]
     fn py_new(
         default: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
         buffer_callback: Option<Bound<'_, PyAny>>,
         buffer_threshold: Option<&Bound<'_, PyAny>>,
+        registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
-        let opts = crate::parse_pack_option(option, "Packer")?;
+        let opts = crate::opt::parse_for_packing(option, "Packer")?;
+        let registry = crate::registry::table_of(registry)?;
         let default = match default {
             Some(d) if d.is_none() => None,
             Some(d) if !d.is_callable() => {
@@ -71,6 +76,7 @@ impl Packer {
             buf: Vec::with_capacity(START),
             buffer_callback: buffer_callback.map(Bound::unbind),
             threshold,
+            registry,
         })
     }
 
@@ -83,8 +89,8 @@ impl Packer {
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
         let callback = this.buffer_callback.as_ref().map(|c| c.bind(py).clone());
         let oob = callback.as_ref().map(|c| (c, this.threshold));
-        let (out, len) =
-            ser::pack_sized(py, obj, default.as_ref(), this.opts, this.next_start, oob)?;
+        let hooks = (default.as_ref(), this.registry.clone());
+        let (out, len) = ser::pack_sized(py, obj, hooks, this.opts, this.next_start, oob)?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
     }
@@ -133,12 +139,17 @@ impl Packer {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.default)?;
-        visit.call(&self.buffer_callback)
+        visit.call(&self.buffer_callback)?;
+        if let Some(table) = &self.registry {
+            table.traverse(&visit)?;
+        }
+        Ok(())
     }
 
     fn __clear__(&mut self) {
         self.default = None;
         self.buffer_callback = None;
+        self.registry = None;
     }
 }
 
@@ -157,7 +168,8 @@ impl Packer {
         let oob = callback.as_ref().map(|c| (c, self.threshold));
         let mut outgrown = 0;
         let buf = self.buf.spare_capacity_mut();
-        let result = ser::pack_in(py, obj, default.as_ref(), self.opts, buf, oob, |writer| {
+        let hooks = (default.as_ref(), self.registry.clone());
+        let result = ser::pack_in(py, obj, hooks, self.opts, buf, oob, |writer| {
             if writer.outgrew_buffer() {
                 outgrown = writer.written().len();
             }

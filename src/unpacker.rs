@@ -8,20 +8,26 @@
 //! costs time in proportion to its size.
 //!
 //! Errors: malformed bytes (a reserved marker, nesting beyond the limit) leave no way to tell
-//! where the next object starts, so the Unpacker raises that error again on every later call;
-//! so does an item over one of `fastmsgpack.compat`'s `max_*_len` limits (a `ValueError`, raised
-//! by the scanner as the item arrives).
+//! where the next object starts, so the Unpacker raises that error again on every later call.
 //! An object whose end was found but which cannot be decoded (invalid UTF-8, a key the options
 //! do not allow, a hook that raises) is consumed, its error raised, and the next object can be
 //! read.
+//!
+//! In compat mode (`fastmsgpack.compat.Unpacker`, given a [`CompatOptions`]) objects are decoded
+//! by the compat decoder, in place in the buffer, and errors are those of msgpack-python's
+//! reader, where it reports them: the scanner checks each item as it arrives (limits, UTF-8,
+//! `strict_map_key`), the object in progress is dropped on an error, and the stream goes on from
+//! the last byte of the item the error was found in, as msgpack-python's does. Only the bytes not
+//! yet scanned count towards `max_buffer_size`, as msgpack-python's reader holds only the bytes
+//! it has not parsed.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::compat::Limits;
-use crate::de::scan::{Scan, Scanner};
+use crate::de::compat::options::CompatOptions;
+use crate::de::scan::{Compat, Fault, Scan, Scanner};
 use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
@@ -51,13 +57,15 @@ pub struct Unpacker {
     dec_hook: Option<Py<PyAny>>,
     /// The error that stopped the stream: its class and message.
     broken: Option<(Py<pyo3::types::PyType>, String)>,
-    /// `fastmsgpack.compat`'s `max_*_len` limits, checked as each item arrives.
-    limits: Option<Limits>,
+    /// Compat mode: msgpack-python's options, errors and stream semantics.
+    compat: Option<Py<CompatOptions>>,
     /// Refuse an object whose headers already declare more than `max_buffer_size` bytes, rather
     /// than wait for its bytes (off in `fastmsgpack.compat`, which waits as msgpack-python does).
     refuse_unfit: bool,
     /// `buffers=`: an iterator over the out-of-band buffers of the messages to come.
     buffers: Option<Py<PyAny>>,
+    /// The table of the `registry` given, taken when the Unpacker was made.
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
 }
 
 /// The extent of a complete object in the buffer.
@@ -72,12 +80,22 @@ impl Unpacker {
         self.buf.len() - self.head
     }
 
+    /// Bytes held that count towards `max_buffer_size`: all those held, but in compat mode, not
+    /// those of the object in progress that the scanner has read.
+    fn counted(&self) -> usize {
+        match self.compat {
+            Some(_) => self.held() - self.scanner.scanned(),
+            None => self.held(),
+        }
+    }
+
     /// Adds `data` after what is held, or refuses it whole when the buffer would then hold more
     /// than `max_buffer_size` bytes.
     fn append(&mut self, data: &[u8]) -> PyResult<()> {
         let held = self.held();
-        if held.saturating_add(data.len()) > self.max_buffer_size {
-            return Err(buffer_full(held, data.len(), self.max_buffer_size));
+        let counted = self.counted();
+        if counted.saturating_add(data.len()) > self.max_buffer_size {
+            return Err(buffer_full(counted, data.len(), self.max_buffer_size));
         }
         // Drop the consumed bytes once they are at least as many as those held, so that each
         // byte is moved a bounded number of times.
@@ -104,13 +122,15 @@ impl Unpacker {
     }
 
     /// Where the next complete object is, reading from the file-like object as needed; `None`
-    /// when the bytes at hand (and, with a file, all it had) hold no complete object. Items are
-    /// checked against the `max_*_len` limits when `limited`.
-    fn next_extent(&mut self, py: Python<'_>, limited: bool) -> PyResult<Option<Extent>> {
+    /// when the bytes at hand (and, with a file, all it had) hold no complete object. In compat
+    /// mode, items are checked as msgpack-python's reader checks them when `build` (not for
+    /// `skip`).
+    fn next_extent(&mut self, py: Python<'_>, build: bool) -> PyResult<Option<Extent>> {
+        let compat = self.compat.as_ref().map(|o| o.clone_ref(py));
+        let checks = compat.as_ref().map(|o| Compat { o: o.get(), build });
         loop {
             self.check_broken(py)?;
-            let limits = if limited { self.limits.as_ref() } else { None };
-            match self.scanner.scan(&self.buf[self.head..], limits) {
+            match self.scanner.scan(py, &self.buf[self.head..], checks) {
                 Ok(Scan::Complete(len)) => {
                     return Ok(Some(Extent {
                         start: self.head,
@@ -123,7 +143,11 @@ impl Unpacker {
                         return Ok(None);
                     }
                 }
-                Err(err) => {
+                Err(Fault { err, end }) => {
+                    if let Some(o) = checks {
+                        self.fail_at(self.head + end);
+                        return Err(o.o.error(py, err));
+                    }
                     let err = err.shifted(self.consumed).into_pyerr();
                     self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
                     return Err(err);
@@ -178,9 +202,9 @@ impl Unpacker {
         if self.eof {
             return Ok(false);
         }
-        let room = self.max_buffer_size.saturating_sub(self.held());
+        let room = self.max_buffer_size.saturating_sub(self.counted());
         if room == 0 {
-            return Err(buffer_full(self.held(), 1, self.max_buffer_size));
+            return Err(buffer_full(self.counted(), 1, self.max_buffer_size));
         }
         let chunk = file
             .bind(py)
@@ -210,12 +234,67 @@ impl Unpacker {
         }
     }
 
+    /// An error was found in the item that ends at `end` (in the buffer): the object in
+    /// progress is dropped, and the stream goes on from that item's last byte, as in
+    /// msgpack-python.
+    #[cold]
+    fn fail_at(&mut self, end: usize) {
+        let resume = end.saturating_sub(1).max(self.head);
+        self.take(resume - self.head);
+    }
+
+    /// The next object in compat mode: decoded in place by the compat decoder.
+    fn next_compat<'py>(
+        &mut self,
+        py: Python<'py>,
+        o: &CompatOptions,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if o.pure && self.scanner.is_idle() && self.held() > 0 {
+            // Most objects are whole in the buffer: decoded at once. Without hooks of the
+            // caller's, an object that turns out not to be whole yet is simply decoded again.
+            match de::compat::decode_in_stream(py, &self.buf[self.head..], 0, o) {
+                Ok((obj, len)) => {
+                    let extent = Extent {
+                        start: self.head,
+                        end: self.head + len,
+                    };
+                    self.consume(&extent);
+                    return Ok(Some(obj));
+                }
+                Err((err, _)) if err.is_truncated() => {}
+                Err((err, end)) => {
+                    self.fail_at(self.head + end);
+                    return Err(o.error(py, err));
+                }
+            }
+        }
+        let Some(extent) = self.next_extent(py, true)? else {
+            return Ok(None);
+        };
+        let input = &self.buf[extent.start..extent.end];
+        match de::compat::decode_in_stream(py, input, 0, o) {
+            Ok((obj, _)) => {
+                self.consume(&extent);
+                Ok(Some(obj))
+            }
+            Err((err, end)) => {
+                self.fail_at(extent.start + end);
+                Err(o.error(py, err))
+            }
+        }
+    }
+
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if let Some(o) = self.compat.as_ref().map(|o| o.clone_ref(py)) {
+            return self.next_compat(py, o.get());
+        }
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let buffers = self.buffers.as_ref().map(|b| b.bind(py).clone());
         let views = de::make_views(py, self.opts, None, buffers.as_ref(), false)?;
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?.with_views(views);
+        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?
+            .with_views(views)
+            .with_registry(py, self.registry.clone())?;
         // Only whole objects are decoded when they take buffers: a decode that ran out of bytes
         // would have taken buffers for an object that is decoded again.
         let direct = hook.is_none() && buffers.is_none();
@@ -313,7 +392,8 @@ impl Unpacker {
     #[new]
     // max_buffer_size: 100 MiB.
     #[pyo3(signature = (file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
-                        max_buffer_size=104857600, r#type=None, dec_hook=None, buffers=None))]
+                        max_buffer_size=104857600, r#type=None, dec_hook=None, buffers=None,
+                        registry=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -325,12 +405,14 @@ impl Unpacker {
         r#type: Option<Bound<'_, PyAny>>,
         dec_hook: Option<Bound<'_, PyAny>>,
         buffers: Option<Bound<'_, PyAny>>,
+        registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Unpacker> {
         let buffers = match buffers.filter(|b| !b.is_none()) {
             Some(b) => Some(b.try_iter()?.into_any().unbind()),
             None => None,
         };
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
+        let registry = crate::registry::table_of(registry)?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
                 "read_size and max_buffer_size must be at least 1",
@@ -373,42 +455,67 @@ impl Unpacker {
             opts,
             ext_hook: ext_hook.map(Bound::unbind),
             broken: None,
-            limits: None,
+            compat: None,
             refuse_unfit: true,
             buffers,
+            registry,
         })
     }
 
-    /// Adds bytes to the stream (bytes, bytearray or a C-contiguous memoryview).
+    /// Adds bytes to the stream (bytes, bytearray or a C-contiguous memoryview; in compat mode,
+    /// any buffer, copied when it is not contiguous).
     #[pyo3(signature = (data, /))]
-    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        if self.file.is_some() {
+    fn feed(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let mut this = busy_check(slf, "feed")?;
+        if this.file.is_some() {
             return Err(PyTypeError::new_err(
                 "Unpacker.feed() cannot be used with file_like: the Unpacker reads it itself",
             ));
         }
+        let copy;
+        let data = match &this.compat {
+            Some(_) => match crate::compat::contiguous_copy(data)? {
+                Some(c) => {
+                    copy = c;
+                    &copy
+                }
+                None => data,
+            },
+            None => data,
+        };
         let mut holder = None;
         let bytes = de::input_of(py, data, &mut holder, "feed() argument")?;
-        self.append(bytes)
+        let result = this.append(bytes);
+        this.compat_errors(py, result)
     }
 
     /// The next object; `OutOfData` when there is no complete one yet.
-    fn unpack<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.next_object(py)?.ok_or_else(out_of_data)
+    fn unpack<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mut this = busy_check(slf, "unpack")?;
+        let result = this
+            .next_object(py)
+            .and_then(|obj| obj.ok_or_else(out_of_data));
+        this.compat_errors(py, result)
     }
 
     /// Consumes the next object without building it; `OutOfData` when there is no complete one.
-    fn skip(&mut self, py: Python<'_>) -> PyResult<()> {
+    fn skip(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let py = slf.py();
+        let mut this = busy_check(slf, "skip")?;
         // Without the limits, as msgpack-python skips.
-        let extent = self.next_extent(py, false)?.ok_or_else(out_of_data)?;
-        self.consume(&extent);
-        Ok(())
+        let result = this
+            .next_extent(py, false)
+            .and_then(|extent| extent.ok_or_else(out_of_data))
+            .map(|extent| this.consume(&extent));
+        this.compat_errors(py, result)
     }
 
     /// The number of bytes consumed since the Unpacker was made: the stream offset of the next
     /// object.
-    fn tell(&self) -> u64 {
-        self.consumed
+    fn tell(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(busy_check(slf, "tell")?.consumed)
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -417,8 +524,27 @@ impl Unpacker {
 
     /// The next object, or the end of the iteration when there is no complete one (more may be
     /// fed later).
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.next_object(py)
+    fn __next__<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let py = slf.py();
+        let mut this = busy_check(slf, "__next__")?;
+        let result = this.next_object(py);
+        this.compat_errors(py, result)
+    }
+
+    /// Puts a new Unpacker in compat mode, with msgpack-python's options (`fastmsgpack.compat`,
+    /// right after making it).
+    fn _set_compat(slf: &Bound<'_, Self>, options: Py<CompatOptions>) -> PyResult<()> {
+        let mut this = busy_check(slf, "_set_compat")?;
+        this.compat = Some(options);
+        // msgpack-python waits for the bytes of an object however long it says it is.
+        this.refuse_unfit = false;
+        Ok(())
+    }
+
+    /// Whether the Unpacker is unpacking (called from a hook): `fastmsgpack.compat` refuses to
+    /// initialise it again then.
+    fn _busy(slf: &Bound<'_, Self>) -> bool {
+        slf.try_borrow_mut().is_err()
     }
 
     // The file-like object and the hook can refer back to the Unpacker (a file object that
@@ -429,39 +555,41 @@ impl Unpacker {
         visit.call(&self.ext_hook)?;
         visit.call(&self.plan)?;
         visit.call(&self.dec_hook)?;
-        visit.call(&self.buffers)
+        visit.call(&self.compat)?;
+        visit.call(&self.buffers)?;
+        if let Some(table) = &self.registry {
+            table.traverse(&visit)?;
+        }
+        Ok(())
     }
 
     fn __clear__(&mut self) {
+        self.compat = None;
         self.buffers = None;
         self.file = None;
         self.ext_hook = None;
         self.plan = None;
         self.dec_hook = None;
+        self.registry = None;
     }
 
     /// The item count of the array header next in the stream (`fastmsgpack.compat`).
-    fn _read_array_header(&mut self, py: Python<'_>) -> PyResult<usize> {
-        self.take_header(py, false)
+    fn _read_array_header(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        let mut this = busy_check(slf, "read_array_header")?;
+        let result = this.take_header(slf.py(), false);
+        this.compat_errors(slf.py(), result)
     }
 
     /// The entry count of the map header next in the stream (`fastmsgpack.compat`).
-    fn _read_map_header(&mut self, py: Python<'_>) -> PyResult<usize> {
-        self.take_header(py, true)
-    }
-
-    /// Checks each item, as it arrives, against msgpack-python's `max_*_len` limits (a negative
-    /// one is no limit), raising `ValueError` for one over its limit (`fastmsgpack.compat`).
-    fn _limit_lengths(&mut self, str: i64, bin: i64, array: i64, map: i64, ext: i64) {
-        let limits = Limits::new(str, bin, array, map, ext);
-        self.limits = limits.any.then_some(limits);
-        // msgpack-python waits for the bytes of an object however long it says it is.
-        self.refuse_unfit = false;
+    fn _read_map_header(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        let mut this = busy_check(slf, "read_map_header")?;
+        let result = this.take_header(slf.py(), true);
+        this.compat_errors(slf.py(), result)
     }
 
     /// Up to `n` bytes of the stream as they are (`fastmsgpack.compat`).
-    fn _read_bytes<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
-        self.take_bytes(py, n)
+    fn _read_bytes<'py>(slf: &Bound<'py, Self>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
+        busy_check(slf, "read_bytes")?.take_bytes(slf.py(), n)
     }
 
     /// The bytes of the next complete object, not decoded, or `None` (for the command line,
@@ -474,6 +602,33 @@ impl Unpacker {
         self.consume(&extent);
         Ok(Some(bytes))
     }
+}
+
+impl Unpacker {
+    /// In compat mode, the stream's errors (`OutOfData`, `BufferFull`) as msgpack-python's
+    /// classes.
+    #[inline(always)]
+    fn compat_errors<T>(&self, py: Python<'_>, result: PyResult<T>) -> PyResult<T> {
+        match (&self.compat, result) {
+            (Some(o), Err(err)) => Err(o.get().stream_error(py, err)),
+            (_, result) => result,
+        }
+    }
+}
+
+/// The Unpacker, borrowed for a call of `method`: a `RuntimeError` that says so when it is
+/// unpacking already (the call comes from one of its hooks, or from another thread).
+#[inline(always)]
+fn busy_check<'py>(slf: &Bound<'py, Unpacker>, method: &str) -> PyResult<PyRefMut<'py, Unpacker>> {
+    slf.try_borrow_mut().map_err(|_| busy(method))
+}
+
+#[cold]
+fn busy(method: &str) -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err(format!(
+        "Unpacker.{method}() cannot be called while this Unpacker is unpacking: not from its \
+         hooks, nor from two threads at once (use one Unpacker per thread)"
+    ))
 }
 
 #[cold]

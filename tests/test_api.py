@@ -18,7 +18,7 @@ from fastmsgpack import MsgpackDecodeError, MsgpackEncodeError
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Every option but the JSON layout options and the one typed-decoding option is valid for packb;
-# unpackb takes only the four below.
+# unpackb takes only the six below.
 JSON_ONLY_OPTION_NAMES = {"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}
 UNPACK_ONLY_OPTION_NAMES = {"OPT_FORBID_UNKNOWN_FIELDS", "OPT_BIN_MEMORYVIEW"}
 PACK_OPTIONS = {
@@ -34,6 +34,7 @@ UNPACK_OPTION_NAMES = {
     "OPT_NUMPY_RAW",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_BIN_MEMORYVIEW",
+    "OPT_EXACT",
 }
 PACK_ONLY_OPTIONS = {k: v for k, v in PACK_OPTIONS.items() if k not in UNPACK_OPTION_NAMES}
 ALL_BITS = sum(getattr(fastmsgpack, n) for n in fastmsgpack.__all__ if n.startswith("OPT_"))
@@ -59,6 +60,7 @@ def test_packb_signature() -> None:
         ("option", P.POSITIONAL_OR_KEYWORD, None),
         ("buffer_callback", P.KEYWORD_ONLY, None),
         ("buffer_threshold", P.KEYWORD_ONLY, None),
+        ("registry", P.KEYWORD_ONLY, None),
     ]
 
 
@@ -70,6 +72,7 @@ def test_unpackb_signature() -> None:
         ("type", P.KEYWORD_ONLY, None),
         ("dec_hook", P.KEYWORD_ONLY, None),
         ("buffers", P.KEYWORD_ONLY, None),
+        ("registry", P.KEYWORD_ONLY, None),
     ]
 
 
@@ -163,11 +166,15 @@ def test_packb_accepts_each_option(name: str) -> None:
 
 def test_packb_accepts_options_together() -> None:
     doc = {"b": 1, "a": 2}
-    all_pack_bits = sum(PACK_OPTIONS.values())
-    without_sort = all_pack_bits & ~fastmsgpack.OPT_SORT_KEYS
-    assert fastmsgpack.packb(doc, option=without_sort) == fastmsgpack.packb(doc)
-    without_non_str = all_pack_bits & ~fastmsgpack.OPT_NON_STR_KEYS
-    assert fastmsgpack.packb(doc, option=without_non_str) == fastmsgpack.packb({"a": 2, "b": 1})
+    # OPT_EXACT and OPT_JSON_COMPAT exclude each other (JSON has no extension types).
+    for exclusive in (fastmsgpack.OPT_EXACT, fastmsgpack.OPT_JSON_COMPAT):
+        all_pack_bits = sum(PACK_OPTIONS.values()) & ~exclusive
+        without_sort = all_pack_bits & ~fastmsgpack.OPT_SORT_KEYS
+        assert fastmsgpack.packb(doc, option=without_sort) == fastmsgpack.packb(doc)
+        without_non_str = all_pack_bits & ~fastmsgpack.OPT_NON_STR_KEYS
+        assert fastmsgpack.packb(doc, option=without_non_str) == fastmsgpack.packb({"a": 2, "b": 1})
+    with pytest.raises(MsgpackEncodeError, match="OPT_EXACT and OPT_JSON_COMPAT"):
+        fastmsgpack.packb(doc, option=sum(PACK_OPTIONS.values()))
 
 
 @pytest.mark.parametrize("name", sorted(JSON_ONLY_OPTION_NAMES))

@@ -118,7 +118,9 @@ LIMITED = [
     ("max_array_len", b"\x93\x01\x02\x03"),
     ("max_map_len", b"\x83\xa1a\x01\xa1b\x02\xa1c\x03"),
     ("max_ext_len", b"\xc7\x03\x05abc"),
-    # A declared length far beyond the input is refused by the limit, not allocated.
+    # A declared length far beyond the input: nothing is allocated for it; an incomplete str,
+    # as in msgpack-python (which checks a str's length once its bytes are there), an array
+    # over its limit.
     ("max_str_len", b"\xdb\xff\xff\xff\xff"),
     ("max_array_len", b"\xdd\xff\xff\xff\xff"),
 ]
@@ -129,8 +131,9 @@ def test_limits_raise_value_error_as_msgpack(limit: str, data: bytes) -> None:
     limits: tuple[dict[str, Any], ...] = ({limit: 2}, {limit: 3})
     for kwargs in limits:
         assert outcome(compat.unpackb, data, **kwargs) == outcome(msgpack.unpackb, data, **kwargs)
-    with pytest.raises(ValueError, match=f"exceeds {limit}"):
-        compat.unpackb(data, **limits[0])
+    mine = pytest.raises(ValueError, compat.unpackb, data, **limits[0])
+    theirs = pytest.raises(ValueError, msgpack.unpackb, data, **limits[0])
+    assert str(mine.value) == str(theirs.value)
 
 
 class HookError(Exception):
@@ -295,12 +298,14 @@ def test_unpacker_limits_act_as_msgpack_as_items_arrive(
     assert ours == first_outcome(msgpack, data, mode, **kwargs)
 
 
-def test_unpacker_limit_error_stays_and_skip_ignores_limits() -> None:
-    unpacker = compat.Unpacker(max_array_len=2)
-    unpacker.feed(b"\xdd\x00\x00\x00\x03")
-    for _ in range(3):
-        with pytest.raises(ValueError, match="exceeds max_array_len"):
-            unpacker.unpack()
+def test_unpacker_limit_error_goes_on_as_msgpack_and_skip_ignores_limits() -> None:
+    def read(module: Any) -> list[Any]:
+        unpacker = module.Unpacker(max_array_len=2)
+        unpacker.feed(b"\xdd\x00\x00\x00\x03")
+        return [outcome(lambda _: unpacker.unpack(), b"") for _ in range(3)]
+
+    # The refused header's last byte is read as the next object, as msgpack-python reads it.
+    assert read(compat) == read(msgpack)
     # The limits apply to unpack() and iteration; skip() and read_array_header() pass what
     # they exceed, as in msgpack-python.
     for module in (compat, msgpack):

@@ -7,12 +7,16 @@ Each test also reads the raw value from Redis, to show that the bytes stored are
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
+import decimal
 import enum
 import re
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
@@ -24,12 +28,68 @@ from fastmsgpack.integrations import caches
 
 DOC = Path(__file__).resolve().parents[1] / "doc" / "integrations.md"
 WHEN = datetime.datetime(2024, 5, 17, 14, 30, 5, 250000, tzinfo=datetime.timezone.utc)
-VALUE = {
+PARIS = ZoneInfo("Europe/Paris")
+VALUE: dict[str, Any] = {
     "at": WHEN,
     "blob": b"\x00\xff" * 10,
     "stops": [{"id": i, "name": f"stop {i}", "eta": WHEN} for i in range(50)],
     "by_id": {1: "one", 2: "two"},
+    # What pickle, which these serializers replace, gives back as it was:
+    "exact": {
+        "id": uuid.UUID(int=5),
+        "price": decimal.Decimal("19.90"),
+        "pair": (1, (2, "x")),
+        "tags": {"a", "b"},
+        "local": datetime.datetime(2024, 5, 17, 9, 30, tzinfo=PARIS),
+        "day": datetime.date(2024, 5, 17),
+        "wait": datetime.timedelta(minutes=5),
+        (1, 2): frozenset({3}),
+    },
 }
+# What an earlier version stored for VALUE["exact"] (aware datetimes as timestamps, the other
+# types as strings and arrays), and what it read back.
+OLD_ENTRY = fastmsgpack.packb(
+    {k: v for k, v in VALUE["exact"].items() if k != "wait"},  # timedelta: refused then
+    option=fastmsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT | fastmsgpack.OPT_NON_STR_KEYS,
+)
+OLD_VALUE = {
+    "id": "00000000-0000-0000-0000-000000000005",
+    "price": "19.90",
+    "pair": [1, [2, "x"]],
+    "tags": ["a", "b"],
+    "local": datetime.datetime(2024, 5, 17, 7, 30, tzinfo=datetime.timezone.utc),
+    "day": "2024-05-17",
+    (1, 2): [3],
+}
+
+
+@dataclasses.dataclass
+class Stop:
+    name: str
+    at: datetime.datetime
+
+
+REGISTRY = fastmsgpack.Registry()
+REGISTRY.register(Stop, 1, lambda s: (s.name, s.at), lambda v: Stop(*v))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, and of the same type all the way down (datetimes: in the same zone)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, datetime.datetime):
+        return bool(a == b and a.tzinfo == b.tzinfo)
+    return bool(a == b)
+
+
+def tags_sorted(value: Any) -> Any:
+    """An old entry as read now, its set (an array then) in a stable order."""
+    value["tags"] = sorted(value["tags"])
+    return value
 
 
 class Line(enum.IntEnum):
@@ -61,6 +121,7 @@ def test_django_redis(redis_server: RedisServer) -> None:
                     "OPTIONS": {
                         "CLIENT_CLASS": "django_redis.client.DefaultClient",
                         "SERIALIZER": "fastmsgpack.integrations.caches.DjangoRedisSerializer",
+                        "FASTMSGPACK_REGISTRY": REGISTRY,
                     },
                 }
             }
@@ -68,11 +129,18 @@ def test_django_redis(redis_server: RedisServer) -> None:
     from django.core.cache import cache  # type: ignore[import-untyped]
 
     cache.set("value", VALUE, timeout=60)
-    assert cache.get("value") == VALUE
+    assert same(cache.get("value"), VALUE)
     assert raw(redis_server, 2, ":1:value") == fastmsgpack.packb(VALUE, option=caches.OPTIONS)
     assert 0 < cache.ttl("value") <= 60
     cache.set_many({"a": [1, (2, 3)], "b": {"x": b"y"}})
-    assert cache.get_many(["a", "b", "missing"]) == {"a": [1, [2, 3]], "b": {"x": b"y"}}
+    assert cache.get_many(["a", "b", "missing"]) == {"a": [1, (2, 3)], "b": {"x": b"y"}}
+    # The registry in the cache's options: the program's own class comes back.
+    stop = Stop("Dam", datetime.datetime(2024, 5, 17, 9, 30, tzinfo=PARIS))
+    cache.set("stop", stop)
+    assert cache.get("stop") == stop
+    # An entry an earlier version wrote reads as it did then.
+    redis.Redis.from_url(location).set(":1:old", OLD_ENTRY)
+    assert tags_sorted(cache.get("old")) == OLD_VALUE
     # The member whose MessagePack is b"1" comes back as 49, not as int(b"1").
     cache.set("line", Line.FORTY_NINE)
     assert raw(redis_server, 2, ":1:line") == b"\xcc1"
@@ -102,8 +170,11 @@ def test_aiocache(redis_server: RedisServer) -> None:
         )
         try:
             await cache.set("value", VALUE, ttl=60)
-            assert await cache.get("value") == VALUE
+            assert same(await cache.get("value"), VALUE)
             assert await cache.get("missing") is None
+            # An entry an earlier version wrote reads as it did then.
+            redis.Redis(redis_server.host, redis_server.port, db=3).set("old", OLD_ENTRY)
+            assert tags_sorted(await cache.get("old")) == OLD_VALUE
             await cache.multi_set([("a", 1.5), ("b", b"bytes")], ttl=60)
             assert await cache.multi_get(["a", "b", "missing"]) == [1.5, b"bytes", None]
         finally:
@@ -111,6 +182,9 @@ def test_aiocache(redis_server: RedisServer) -> None:
 
     asyncio.run(scenario())
     assert raw(redis_server, 3, "value") == fastmsgpack.packb(VALUE, option=caches.OPTIONS)
+    serializer = caches.AiocacheSerializer(registry=REGISTRY)
+    stop = Stop("Dam", WHEN)
+    assert serializer.loads(serializer.dumps(stop)) == stop
     assert 0 < redis.Redis(redis_server.host, redis_server.port, db=3).ttl("value") <= 60
 
 
@@ -130,12 +204,12 @@ def test_dogpile(redis_server: RedisServer) -> None:
 
     def timetable(line: int) -> dict[str, Any]:
         calls.append(line)
-        return {"line": line, "first": WHEN, "stops": ["Centraal", "Dam"]}
+        return {"line": line, "first": WHEN, "stops": ("Centraal", "Dam"), **VALUE["exact"]}
 
     cached: Callable[[int], dict[str, Any]] = region.cache_on_arguments()(timetable)
-    expected = {"line": 2, "first": WHEN, "stops": ["Centraal", "Dam"]}
-    assert cached(2) == expected
-    assert cached(2) == expected
+    expected = {"line": 2, "first": WHEN, "stops": ("Centraal", "Dam"), **VALUE["exact"]}
+    assert same(cached(2), expected)
+    assert same(cached(2), expected)
     assert calls == [2]
     [key] = client.keys("*")
     stored = get_bytes(client, key)

@@ -7,10 +7,15 @@ travelled as fastmsgpack, and numpy arrays as separate frames.
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import enum
 import os
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import _dask_counting
 import numpy as np
@@ -89,10 +94,11 @@ def test_family_registered_by_import() -> None:
     value = {"a": (1, 2, big), "b": np.arange(3), "c": big[::2], "d": b"x" * 5000}
     header, frames = serialize(value, serializers=["fastmsgpack"])
     assert header["serializer"] == "fastmsgpack"
-    # Large arrays and bytes are frames of their own (views, for contiguous arrays); small ones
-    # stay in the message.
-    assert [bytes(f) for f in frames[1:]] == [big[::2].tobytes(), b"x" * 5000, big.tobytes()]
-    assert np.shares_memory(np.asarray(frames[3]), big)
+    # Large arrays and bytes are frames of their own (views, for contiguous arrays), in the
+    # order they are met (the tuple is packed in place, OPT_EXACT); small ones stay in the
+    # message.
+    assert [bytes(f) for f in frames[1:]] == [big.tobytes(), big[::2].tobytes(), b"x" * 5000]
+    assert np.shares_memory(np.asarray(frames[1]), big)
     back = deserialize(header, frames, deserializers=["fastmsgpack"])  # type: ignore[no-untyped-call]
     assert back["a"][:2] == (1, 2) and type(back["a"]) is tuple
     np.testing.assert_array_equal(back["a"][2], big)
@@ -103,16 +109,61 @@ def test_family_registered_by_import() -> None:
     received = [frames[0], *(bytearray(f) for f in frames[1:])]
     back = deserialize(header, received, deserializers=["fastmsgpack"])  # type: ignore[no-untyped-call]
     assert back["c"].flags.writeable
-    assert np.shares_memory(back["c"], np.frombuffer(received[1], dtype="u1"))
+    assert np.shares_memory(back["c"], np.frombuffer(received[2], dtype="u1"))
 
 
 def test_unsupported_values_go_to_the_next_family() -> None:
-    import datetime
+    class Unknown:
+        pass
 
-    header, _ = serialize(datetime.date(2024, 5, 17), serializers=["fastmsgpack", "pickle"])
-    assert header["serializer"] == "pickle"
+    for value in [Unknown(), {"a": [Unknown()]}, Color.RED]:
+        header, _ = serialize(value, serializers=["fastmsgpack", "pickle"])
+        assert header["serializer"] == "pickle"
     with pytest.raises(NotImplementedError):
         fm_dask.dumps(np.array([object()]))
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+EXACT = {
+    "at": datetime.datetime(2024, 5, 17, 9, 30, 1, 5, tzinfo=ZoneInfo("Europe/Paris")),
+    "utc": datetime.datetime(2024, 5, 17, tzinfo=datetime.timezone.utc),
+    "naive": datetime.datetime(2024, 5, 17, 9, 30),
+    "day": datetime.date(2024, 5, 17),
+    "time": datetime.time(9, 30),
+    "wait": datetime.timedelta(seconds=90),
+    "id": uuid.UUID(int=9),
+    "price": decimal.Decimal("19.90"),
+    "tags": {"a", "b"},
+    "frozen": frozenset({1}),
+    "pair": (1, (2, 3)),
+    "big": 2**80,
+    (1, 2): "tuple key",
+    "scalar": np.float64(2.5),
+    "array": np.arange(3, dtype=">i4"),
+}
+
+
+def exact_types(value: dict[Any, Any]) -> dict[str, str]:
+    """Runs in a worker process too: the type of each value, and the zone of `at`."""
+    out = {str(k): type(v).__name__ for k, v in value.items()}
+    out["zone"] = str(value["at"].tzinfo)
+    out["price"] = str(value["price"])
+    return out
+
+
+def test_exact_types_travel_with_the_family() -> None:
+    header, frames = serialize(EXACT, serializers=["fastmsgpack"])
+    assert header["serializer"] == "fastmsgpack"
+    back = deserialize(header, frames, deserializers=["fastmsgpack"])  # type: ignore[no-untyped-call]
+    assert exact_types(back) == exact_types(EXACT)
+    assert {k: v for k, v in back.items() if k != "array"} == {
+        k: v for k, v in EXACT.items() if k != "array"
+    }
+    np.testing.assert_array_equal(back["array"], EXACT["array"])
+    assert back["array"].dtype == np.dtype(">i4")
 
 
 def test_cluster_runs_tasks_on_data_serialized_by_the_family(client: Client) -> None:
@@ -143,6 +194,19 @@ def test_cluster_runs_tasks_on_data_serialized_by_the_family(client: Client) -> 
     there = client.run(_dask_counting.counts)
     assert sum(c.get("loads", 0) for c in there.values()) >= 1
     assert sum(c.get("dumps", 0) for c in there.values()) >= 1
+
+
+def test_cluster_carries_exact_types(client: Client) -> None:
+    client.run(_dask_counting.reset)
+    [data] = client.scatter([EXACT])  # type: ignore[no-untyped-call]
+    seen = client.submit(exact_types, data).result()
+    assert seen == exact_types(EXACT)
+    assert seen["zone"] == "Europe/Paris" and seen["price"] == "19.90"
+    there = client.run(_dask_counting.counts)
+    assert sum(c.get("loads", 0) for c in there.values()) >= 1
+    # And back: the worker's value came to the client with the family too.
+    back = client.submit(lambda v: v, data, pure=False).result()
+    assert exact_types(back) == exact_types(EXACT)
 
 
 def test_arrays_move_between_worker_processes_with_the_family(client: Client) -> None:

@@ -24,6 +24,12 @@ pub enum Kind {
     MapAsKey,
     BadTimestamp(&'static str),
     BadNumpy(&'static str),
+    /// A malformed payload of an `OPT_EXACT` or registered extension.
+    Exact {
+        ty: &'static str,
+        code: i8,
+        why: String,
+    },
     /// An out-of-band reference that the given buffers do not satisfy.
     BadBuffer(String),
 }
@@ -54,6 +60,9 @@ impl fmt::Display for Kind {
             Kind::MapAsKey => write!(f, "a map cannot be a map key (unhashable)"),
             Kind::BadTimestamp(why) => write!(f, "invalid timestamp extension: {why}"),
             Kind::BadNumpy(why) => write!(f, "invalid numpy array map: {why}"),
+            Kind::Exact { ty, code, why } => {
+                write!(f, "invalid {ty} extension (type {code}): {why}")
+            }
             Kind::BadBuffer(why) => write!(f, "out-of-band buffer: {why}"),
         }
     }
@@ -73,6 +82,7 @@ impl Kind {
             Kind::MapAsKey => "map_as_key",
             Kind::BadTimestamp(_) => "bad_timestamp",
             Kind::BadNumpy(_) => "bad_numpy",
+            Kind::Exact { .. } => "bad_extension",
             Kind::BadBuffer(_) => "bad_buffer",
         }
     }

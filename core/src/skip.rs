@@ -11,11 +11,16 @@ use crate::token::{self, Token};
 
 /// Checks that `data` is exactly one well-formed MessagePack object.
 pub fn check_one(data: &[u8]) -> ReadResult<()> {
+    check_one_with(data, &mut ())
+}
+
+/// [`check_one`], telling `record` where each container starts and ends.
+pub fn check_one_with(data: &[u8], record: &mut impl Record) -> ReadResult<()> {
     if data.is_empty() {
         return Err(InputError::new(Kind::Empty, 0));
     }
     let mut r = Reader::new(data);
-    skip_value(&mut r, 0)?;
+    walk(&mut r, 0, record)?;
     if r.pos != data.len() {
         let extra = data.len() - r.pos;
         return Err(InputError::new(Kind::Trailing { extra }, r.pos));
@@ -26,42 +31,168 @@ pub fn check_one(data: &[u8]) -> ReadResult<()> {
 /// Reads past the one object that starts at the reader's position, checking it as
 /// [`check_one`] does (what follows it is left alone). `depth` is the nesting of that object.
 pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> ReadResult<()> {
-    // Items still to read in each open container (a map counts keys and values); the stack is
-    // at most MAX_DECODE_DEPTH long, whatever the headers declare.
-    let mut open: Vec<u64> = Vec::new();
+    walk(r, depth, &mut ())
+}
+
+/// What a walk tells of the containers it passes, in the order of their headers: `open` at a
+/// header, `close` where the container's last item ends.
+pub trait Record {
+    fn open(&mut self, start: usize);
+    fn close(&mut self, end: usize);
+}
+
+/// Records nothing.
+impl Record for () {
+    #[inline(always)]
+    fn open(&mut self, _start: usize) {}
+    #[inline(always)]
+    fn close(&mut self, _end: usize) {}
+}
+
+/// Items still to read in each open container (a map counts keys and values): the innermost
+/// levels in place, deeper ones (rare) in a vector, so that passing over a small container
+/// allocates nothing.
+struct Open {
+    inline: [u64; INLINE_LEVELS],
+    len: usize,
+    deeper: Vec<u64>,
+}
+
+const INLINE_LEVELS: usize = 16;
+
+impl Open {
+    #[inline(always)]
+    fn push(&mut self, n: u64) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = n,
+            None => self.deeper.push(n),
+        }
+        self.len += 1;
+    }
+
+    /// Counts one item of the innermost container; whether that completes it (then closed).
+    #[inline(always)]
+    fn complete_one(&mut self) -> Option<bool> {
+        let top = self.len.checked_sub(1)?;
+        let left = match self.inline.get_mut(top) {
+            Some(left) => left,
+            None => self.deeper.last_mut()?,
+        };
+        *left -= 1;
+        if *left > 0 {
+            return Some(false);
+        }
+        if top >= INLINE_LEVELS {
+            self.deeper.pop();
+        }
+        self.len = top;
+        Some(true)
+    }
+}
+
+#[inline(always)]
+fn walk(r: &mut Reader<'_>, depth: u32, record: &mut impl Record) -> ReadResult<()> {
+    // The stack is at most MAX_DECODE_DEPTH long, whatever the headers declare.
+    let mut open = Open {
+        inline: [0; INLINE_LEVELS],
+        len: 0,
+        deeper: Vec::new(),
+    };
     loop {
         let start = r.pos;
-        if let Some(children) = item(r, start)? {
+        let children = item(r, start)?;
+        if let Some(children) = children {
             // Every container counts towards the depth limit, an empty one too, as in the
             // decoder. Each item takes at least one byte: a count beyond the input is truncated
             // now, not after reading what there is.
             let n = usize::try_from(children).unwrap_or(usize::MAX);
-            r.container(n, 1, "container", open.len() as u32 + depth, start)?;
+            r.container(n, 1, "container", open.len as u32 + depth, start)?;
+            record.open(start);
             if children > 0 {
                 open.push(children);
                 continue;
             }
+            record.close(r.pos);
         }
         // The item is complete: it ends one item of each container it completes.
         loop {
-            match open.last_mut() {
+            match open.complete_one() {
                 None => return Ok(()),
-                Some(left) => {
-                    *left -= 1;
-                    if *left > 0 {
-                        break;
-                    }
-                    open.pop();
-                }
+                Some(false) => break,
+                Some(true) => record.close(r.pos),
             }
         }
     }
+}
+
+/// For each fixstr length, the high bit of each of its bytes, then zeros: `HIGH_BITS[len]`.
+static HIGH_BITS: [[u64; 4]; 32] = {
+    let mut table = [[0u64; 4]; 32];
+    let mut len = 0;
+    while len < 32 {
+        let mut byte = 0;
+        while byte < len {
+            table[len][byte / 8] |= 0x80 << (8 * (byte % 8));
+            byte += 1;
+        }
+        len += 1;
+    }
+    table
+};
+
+/// Whether the first `len` (at most 31) bytes of the 32-byte `window` are ASCII: four word
+/// loads, masked, without the loop and the alignment work of `<[u8]>::is_ascii`, which took
+/// most of the check's time on short keys and names.
+#[inline(always)]
+fn fixstr_is_ascii(window: &[u8; 32], len: usize) -> bool {
+    let mask = &HIGH_BITS[len & 31];
+    let word = |i: usize| {
+        let bytes = window.get(8 * i..).and_then(|rest| rest.first_chunk::<8>());
+        bytes.map_or(0, |b| u64::from_le_bytes(*b)) & mask[i]
+    };
+    let high = word(0) | word(1) | word(2) | word(3);
+    high == 0
 }
 
 /// Reads the item that starts at `start` (a scalar whole, a container's header only) and
 /// returns, for a container, how many items it holds.
 #[inline(always)]
 fn item(r: &mut Reader<'_>, start: usize) -> ReadResult<Option<u64>> {
+    // The most common items first, from the marker alone.
+    if let Some(&marker) = r.data.get(start) {
+        let fixed = token::FIXED_LEN[marker as usize] as usize;
+        if fixed != 0 && fixed <= r.remaining() {
+            r.pos += fixed;
+            return Ok(None);
+        }
+        match marker {
+            0x80..=0x8f => {
+                r.pos += 1;
+                return Ok(Some(2 * (marker & 0x0f) as u64));
+            }
+            0x90..=0x9f => {
+                r.pos += 1;
+                return Ok(Some((marker & 0x0f) as u64));
+            }
+            0xa0..=0xbf => {
+                let len = (marker & 0x1f) as usize;
+                let end = start + 1 + len;
+                if let Some(bytes) = r.data.get(start + 1..end) {
+                    let window = r.data.get(start + 1..start + 33);
+                    let ascii = match window.and_then(|w| <&[u8; 32]>::try_from(w).ok()) {
+                        Some(window) => fixstr_is_ascii(window, len),
+                        None => bytes.is_ascii(),
+                    };
+                    if !ascii && simdutf8::basic::from_utf8(bytes).is_err() {
+                        return Err(InputError::new(Kind::InvalidUtf8, start));
+                    }
+                    r.pos = end;
+                    return Ok(None);
+                }
+            }
+            _ => {}
+        }
+    }
     Ok(match token::next(r, "value")? {
         Token::Str(bytes) => {
             if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
@@ -73,4 +204,50 @@ fn item(r: &mut Reader<'_>, start: usize) -> ReadResult<Option<u64>> {
         Token::Map(n) => Some(2 * n as u64),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixstr_ascii_check_agrees_with_is_ascii() {
+        for len in 0..32usize {
+            for high in [
+                None,
+                Some(0),
+                Some(len / 2),
+                Some(len.saturating_sub(1)),
+                Some(len),
+            ] {
+                let mut window = [b'a'; 32];
+                // A byte past the str is never looked at.
+                if len < 32 {
+                    window[len] = 0xff;
+                }
+                if let Some(at) = high.filter(|&at| at < len) {
+                    window[at] = 0xc3;
+                }
+                assert_eq!(
+                    fixstr_is_ascii(&window, len),
+                    window[..len].is_ascii(),
+                    "len {len}, high byte at {high:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn check_one_refuses_what_the_decoder_refuses() {
+        assert!(check_one(&[0xa2, b'h', b'i']).is_ok());
+        assert!(check_one(&[0xa2, 0xc3, 0x28]).is_err(), "invalid UTF-8");
+        assert!(check_one(&[0xa3, b'h', b'i']).is_err(), "truncated");
+        assert!(check_one(&[0x92, 0x01]).is_err(), "truncated array");
+        assert!(check_one(&[0x91, 0xc1]).is_err(), "reserved");
+        assert!(check_one(&[0x01, 0x02]).is_err(), "trailing");
+        let deep: Vec<u8> = std::iter::repeat_n(0x91, 1100).chain([0]).collect();
+        assert!(check_one(&deep).is_err(), "too deep");
+        let deep_ok: Vec<u8> = std::iter::repeat_n(0x91, 1000).chain([0]).collect();
+        assert!(check_one(&deep_ok).is_ok());
+    }
 }

@@ -4,14 +4,17 @@ from fastmsgpack._fastmsgpack import (
     _OPTIONS,
     BUFFER_EXT_TYPE,
     DEFAULT_BUFFER_THRESHOLD,
+    ArrayView,
     BufferFull,
     Decoder,
     Ext,
     Fragment,
+    MapView,
     MsgpackDecodeError,
     MsgpackEncodeError,
     OutOfData,
     Packer,
+    Registry,
     Unpacker,
     ValidationError,
     __version__,
@@ -26,22 +29,27 @@ from fastmsgpack._fastmsgpack import (
 globals().update(_OPTIONS)
 
 # After the options: fastmsgpack.aio imports names of this module.
+from fastmsgpack._view import View
 from fastmsgpack.aio import AsyncUnpacker
 
 __all__ = [name for name, _ in _OPTIONS] + [
     "BUFFER_EXT_TYPE",
     "DEFAULT_BUFFER_THRESHOLD",
+    "ArrayView",
     "AsyncUnpacker",
     "BufferFull",
     "Decoder",
     "Ext",
     "Fragment",
+    "MapView",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
+    "Registry",
     "Unpacker",
     "ValidationError",
+    "View",
     "__version__",
     "pack",
     "packb",

@@ -1,4 +1,6 @@
-from collections.abc import Callable, Iterable
+import abc
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pickle import PickleBuffer
 from typing import Any, Generic, Protocol, TypeVar, final, overload
 
@@ -13,6 +15,7 @@ __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_BIN_MEMORYVIEW",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
+    "OPT_EXACT",
     "OPT_FORBID_UNKNOWN_FIELDS",
     "OPT_INDENT_2",
     "OPT_JSON_COMPAT",
@@ -33,17 +36,21 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "ArrayView",
     "AsyncUnpacker",
     "BufferFull",
     "Decoder",
     "Ext",
     "Fragment",
+    "MapView",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "OutOfData",
     "Packer",
+    "Registry",
     "Unpacker",
     "ValidationError",
+    "View",
     "__version__",
     "pack",
     "packb",
@@ -60,6 +67,7 @@ DEFAULT_BUFFER_THRESHOLD: int
 OPT_APPEND_NEWLINE: int
 OPT_BIN_MEMORYVIEW: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_EXACT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
 OPT_JSON_COMPAT: int
@@ -94,11 +102,11 @@ class MsgpackDecodeError(ValueError):
     offset: int | None
 
 class OutOfData(MsgpackDecodeError): ...
+
 class BufferFull(MsgpackDecodeError):
     """``declared``: the bytes an object's headers declare, when that alone is too many."""
 
     declared: int | None
-
 
 class ValidationError(MsgpackDecodeError):
     """``path``: where in the value, as ``$.stops[1].id``."""
@@ -130,6 +138,7 @@ def packb(
     *,
     buffer_callback: Callable[[PickleBuffer], Any] | None = None,
     buffer_threshold: int | None = None,
+    registry: Registry | None = None,
 ) -> bytes: ...
 def packb_frames(
     obj: Any,
@@ -147,6 +156,8 @@ def pack(
     /,
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> None:
     """Packs ``obj`` as ``packb`` does and writes the bytes with one call of ``fp.write``."""
 
@@ -162,6 +173,7 @@ class Packer:
         option: int | None = None,
         buffer_callback: Callable[[PickleBuffer], Any] | None = None,
         buffer_threshold: int | None = None,
+        registry: Registry | None = None,
     ) -> Packer: ...
     def pack(self, obj: Any, /) -> bytes: ...
     def pack_frames(self, obj: Any, /) -> list[bytes | memoryview]: ...
@@ -177,6 +189,7 @@ def unpackb(
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> _T: ...
 @overload
 def unpackb(
@@ -188,6 +201,7 @@ def unpackb(
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> Any: ...
 @overload
 def unpack(
@@ -199,6 +213,7 @@ def unpack(
     type: type[_T],
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> _T: ...
 @overload
 def unpack(
@@ -210,6 +225,7 @@ def unpack(
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
     buffers: Iterable[Buffer] | None = None,
+    registry: Registry | None = None,
 ) -> Any: ...
 
 @final
@@ -255,6 +271,7 @@ class Unpacker:
         type: Any = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
         buffers: Iterable[Buffer] | None = None,
+        registry: Registry | None = None,
     ) -> Unpacker: ...
     def feed(self, data: Buffer, /) -> None: ...
     def unpack(self) -> Any: ...
@@ -266,8 +283,26 @@ class Unpacker:
     # For fastmsgpack.compat.
     def _read_array_header(self) -> int: ...
     def _read_map_header(self) -> int: ...
-    def _limit_lengths(self, str: int, bin: int, array: int, map: int, ext: int) -> None: ...
+    def _set_compat(self, options: Any, /) -> None: ...
+    def _busy(self) -> bool: ...
     def _read_bytes(self, n: int) -> bytes: ...
+
+@final
+class Registry:
+    """The program's own classes, each with an extension code (0..127) and the functions that
+    turn an instance into a packable value and back; passed as ``registry=``."""
+
+    def __new__(cls) -> Registry: ...
+    def register(
+        self,
+        cls: type[_T],
+        code: int,
+        encode: Callable[[_T], Any] | None = None,
+        decode: Callable[[Any], _T] | None = None,
+    ) -> None: ...
+    def entries(self) -> list[tuple[type, int]]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, cls: object) -> bool: ...
 
 @final
 class Fragment:
@@ -276,3 +311,45 @@ class Fragment:
     def __new__(cls, contents: bytes | bytearray | memoryview) -> Fragment: ...
     @property
     def contents(self) -> bytes: ...
+
+class View(metaclass=abc.ABCMeta):
+    """A lazy, read-only view of one MessagePack object: a ``MapView`` for a map, an
+    ``ArrayView`` for an array, any other value decoded as ``unpackb`` would."""
+
+    def __new__(
+        cls,
+        data: Buffer,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        type: Any = None,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        validate: bool = True,
+    ) -> Any: ...
+
+@final
+class MapView(Mapping[Any, Any]):
+    """A MessagePack map read where it lies; values decode when read."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def get(self, key: Any, default: Any = None, *, type: Any = None) -> Any: ...
+    def keys(self) -> list[Any]: ...  # type: ignore[override]
+    def values(self) -> list[Any]: ...  # type: ignore[override]
+    def items(self) -> list[tuple[Any, Any]]: ...  # type: ignore[override]
+    def to_python(self, *, type: Any = None) -> Any: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
+
+@final
+class ArrayView(Sequence[Any]):
+    """A MessagePack array read where it lies; items decode when read."""
+
+    def __getitem__(self, index: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def get(self, index: int, default: Any = None, *, type: Any = None) -> Any: ...
+    def to_python(self, *, type: Any = None) -> Any: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...

@@ -7,14 +7,17 @@ from typing_extensions import Buffer
 
 from fastmsgpack import BUFFER_EXT_TYPE as BUFFER_EXT_TYPE
 from fastmsgpack import DEFAULT_BUFFER_THRESHOLD as DEFAULT_BUFFER_THRESHOLD
+from fastmsgpack import ArrayView as ArrayView
 from fastmsgpack import BufferFull as BufferFull
 from fastmsgpack import Decoder as Decoder
 from fastmsgpack import Ext as Ext
 from fastmsgpack import Fragment as Fragment
+from fastmsgpack import MapView as MapView
 from fastmsgpack import MsgpackDecodeError as MsgpackDecodeError
 from fastmsgpack import MsgpackEncodeError as MsgpackEncodeError
 from fastmsgpack import OutOfData as OutOfData
 from fastmsgpack import Packer as Packer
+from fastmsgpack import Registry as Registry
 from fastmsgpack import Unpacker as Unpacker
 from fastmsgpack import ValidationError as ValidationError
 from fastmsgpack import __version__ as __version__
@@ -31,6 +34,7 @@ from fastmsgpack.json import from_msgpack as _json_from_msgpack
 OPT_APPEND_NEWLINE: int
 OPT_BIN_MEMORYVIEW: int
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_EXACT: int
 OPT_FORBID_UNKNOWN_FIELDS: int
 OPT_INDENT_2: int
 OPT_JSON_COMPAT: int
@@ -84,10 +88,10 @@ class CompatOptions:
         format_error: type[Exception],
         stack_error: type[Exception],
         extra_data: type[Exception],
-        use_list: bool = True,
-        raw: bool = False,
+        use_list: Any,
+        raw: Any,
+        strict_map_key: Any,
         timestamp: int = 0,
-        strict_map_key: bool = True,
         object_hook: Callable[[dict[Any, Any]], Any] | None = None,
         object_pairs_hook: Callable[[list[tuple[Any, Any]]], Any] | None = None,
         list_hook: Callable[[list[Any]], Any] | None = None,
@@ -97,6 +101,9 @@ class CompatOptions:
         max_array_len: int = ...,
         max_map_len: int = ...,
         max_ext_len: int = ...,
+        out_of_data: type[Exception] | None = None,
+        buffer_full: type[Exception] | None = None,
+        default_ext_hook: Callable[[int, bytes], Any] | None = None,
     ) -> CompatOptions: ...
 
 def _unpackb_compat(data: Buffer, options: CompatOptions, /) -> Any: ...
@@ -104,10 +111,23 @@ def _packb_compat(
     obj: Any,
     default: Callable[[Any], Any] | None,
     option: int,
-    use_bin_type: bool,
-    use_single_float: bool,
+    use_bin_type: bool = True,
+    use_single_float: bool = False,
     unicode_errors: bytes | None = None,
     start: int = 0,
     /,
 ) -> bytes: ...
 def _set_compat_ext_type(cls: type, /) -> None: ...
+
+# fastmsgpack.View: a view of the one object in `data`, or that object when it is neither a map
+# nor an array.
+def _view(
+    data: Buffer,
+    /,
+    *,
+    option: int | None = None,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    type: Any = None,
+    dec_hook: Callable[[type, Any], Any] | None = None,
+    validate: bool = True,
+) -> Any: ...

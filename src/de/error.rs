@@ -49,6 +49,21 @@ impl DeError {
         }
     }
 
+    /// Whether the input ended before the item was complete (a stream may still bring the
+    /// rest).
+    pub fn is_truncated(&self) -> bool {
+        matches!(self.input_kind(), Some(Kind::Truncated { .. }))
+    }
+
+    /// Where the error was found, when the input or a callback is at fault.
+    #[cold]
+    pub fn offset(&self) -> Option<usize> {
+        match &*self.0 {
+            Failure::Input { offset, .. } | Failure::Callback { offset, .. } => Some(*offset),
+            Failure::Python(_) => None,
+        }
+    }
+
     /// The same error, its offset counted from `base` bytes earlier (from the start of a
     /// stream instead of the start of the object).
     #[cold]

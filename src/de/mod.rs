@@ -2,11 +2,12 @@
 
 pub mod compat;
 pub(crate) mod error;
+mod exact;
 mod ext;
 mod keycache;
 pub mod msgpack;
 mod numpy;
-mod reader;
+pub(crate) mod reader;
 pub mod scan;
 mod session;
 pub use fastmsgpack_core::{skip, token};
@@ -46,6 +47,30 @@ pub fn unpackb<'py>(
     }
     let setup = Setup::new(py, opts, ext_hook, source)?;
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
+}
+
+/// [`unpackb`] with `OPT_EXACT` or a registry: their extensions come back as the types they
+/// stand for.
+#[inline(never)]
+pub fn unpackb_exact<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    opts: Opt,
+    what: &str,
+    buffers: Option<&Bound<'py, PyAny>>,
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut holder = None;
+    let input = input_of(py, data, &mut holder, what)?;
+    let source = source_of(data, opts);
+    let views = make_views(py, opts, source, buffers, false)?;
+    let setup = Setup::new(py, opts, ext_hook, source)?
+        .with_views(views.clone())
+        .with_registry(py, registry)?;
+    let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
+    finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
+    Ok(value)
 }
 
 /// The input object when views of it may outlive the call (its memory cannot change): always
@@ -153,6 +178,9 @@ pub struct Setup {
     numpy: Option<(&'static Numpy, Option<Obj>)>,
     /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: how bins and out-of-band buffers are read.
     views: Option<std::rc::Rc<views::Views>>,
+    /// With `OPT_EXACT` or a registry: what reading their extensions needs (one word, null
+    /// without them).
+    exact: Option<std::rc::Rc<exact::Exact>>,
 }
 
 impl Setup {
@@ -173,13 +201,40 @@ impl Setup {
         } else {
             None
         };
+        let exact = if opts & opt::EXACT != 0 {
+            Some(exact::Exact::new(py, true, None)?)
+        } else {
+            None
+        };
         Ok(Setup {
             opts,
             hook: ext_hook.map(|h| h.as_ptr()),
             timestamps,
             numpy,
             views: None,
+            exact,
         })
+    }
+
+    /// The same set-up, reading the extensions of `registry` (a `Registry`'s table) too.
+    pub fn with_registry(
+        mut self,
+        py: Python<'_>,
+        registry: Option<std::sync::Arc<crate::registry::Table>>,
+    ) -> PyResult<Setup> {
+        if registry.is_some() {
+            self.exact = Some(exact::Exact::new(
+                py,
+                self.opts & opt::EXACT != 0,
+                registry,
+            )?);
+        }
+        Ok(self)
+    }
+
+    /// The options the decoders follow.
+    pub fn opts(&self) -> Opt {
+        self.opts
     }
 
     /// The setup with `views` for its bins and out-of-band buffers.
@@ -215,7 +270,7 @@ impl Setup {
         keys: Option<&'a mut keycache::KeyCache>,
         views: Option<std::rc::Rc<views::Views>>,
     ) -> Decoder<'a, VIEWS> {
-        Decoder::new(
+        let mut decoder = Decoder::new(
             py,
             input,
             self.opts,
@@ -224,7 +279,9 @@ impl Setup {
             self.numpy,
             keys,
             views,
-        )
+        );
+        decoder.exact = self.exact.clone();
+        decoder
     }
 }
 
@@ -274,6 +331,40 @@ pub fn decode_first<'py>(
     };
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
+}
+
+/// The object that starts at `offset` of `input`, nested `depth` containers deep, decoded as
+/// `setup` says (what follows it is left alone); errors give offsets in the whole input. A lazy
+/// view decodes what is read through it with this.
+pub fn decode_nested_at<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    offset: usize,
+    depth: u32,
+) -> Result<Bound<'py, PyAny>, DeError> {
+    let mut session = Session::begin_at(py, input, offset);
+    let mut decoder = setup.decoder::<false>(py, input, session.keys());
+    let (value, _) = decoder.decode_nested(offset, depth)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+}
+
+/// The map key that starts at `offset` of `input`, made as `unpackb` makes a key in a map
+/// nested `depth` containers deep (a str from the key cache, another type with
+/// `OPT_NON_STR_KEYS`, else the same error).
+pub fn decode_key_at<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    offset: usize,
+    depth: u32,
+) -> Result<Bound<'py, PyAny>, DeError> {
+    let mut claim = KEY_CACHE.claim(py);
+    let mut decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+    let value = decoder.key_at(offset, depth)?;
+    // SAFETY: the decoder hands over a strong reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
 }
 
 /// The object that starts at `offset` in `bytes`, read with only `OPT_NON_STR_KEYS` (no hook,

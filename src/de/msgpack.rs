@@ -22,17 +22,19 @@ use crate::oob;
 /// `VIEWS` (`OPT_BIN_MEMORYVIEW`): bins are read by `views`, as memoryviews. A parameter, not a
 /// field: a run-time test in the value dispatch cost every value of every other decode 0.6 ns.
 pub struct Decoder<'a, const VIEWS: bool = false> {
-    py: Python<'a>,
-    r: Reader<'a>,
+    pub(super) py: Python<'a>,
+    pub(super) r: Reader<'a>,
     opts: Opt,
     ext_hook: Option<Obj>,
     /// Set with `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
     timestamps: Option<&'static Known>,
     /// Set with `OPT_NUMPY_RAW`: numpy's handles, and the input object when it is `bytes`.
-    numpy: Option<(&'static Numpy, Option<Obj>)>,
+    pub(super) numpy: Option<(&'static Numpy, Option<Obj>)>,
     keys: Option<&'a mut KeyCache>,
     /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: views and out-of-band buffers.
     views: Option<Rc<Views>>,
+    /// Set with `OPT_EXACT` or a registry: the extensions read as the types they stand for.
+    pub(super) exact: Option<Rc<super::exact::Exact>>,
 }
 
 /// Turns a null result of a C-API constructor into the pending Python error.
@@ -62,6 +64,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
             numpy,
             keys,
             views,
+            exact: None,
         }
     }
 
@@ -92,9 +95,15 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         Ok((value, self.r.pos))
     }
 
+    /// The map key that starts at `offset`, as a map nested `depth` deep would make it.
+    pub fn key_at(&mut self, offset: usize, depth: u32) -> DeResult<Owned> {
+        self.r.pos = offset;
+        self.key(depth)
+    }
+
     /// One value, whatever its type.
     #[inline(always)]
-    fn value(&mut self, depth: u32) -> DeResult<Owned> {
+    pub(super) fn value(&mut self, depth: u32) -> DeResult<Owned> {
         let start = self.r.pos;
         let token = token::next(&mut self.r, "value")?;
         self.build(token, depth, start)
@@ -118,7 +127,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
                 Token::F32(v) => made(ffi::new_f64(v as f64)),
                 Token::Bin(bytes) if VIEWS => self.bin_view(bytes),
                 Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
-                Token::Ext(tag, data) => self.ext(tag, data, start),
+                Token::Ext(tag, data) => self.ext(tag, data, depth, start),
             }
         }
     }
@@ -163,7 +172,12 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
     }
 
     #[inline(never)]
-    fn ext(&mut self, tag: i8, data: &[u8], start: usize) -> DeResult<Owned> {
+    fn ext(&mut self, tag: i8, data: &'a [u8], depth: u32, start: usize) -> DeResult<Owned> {
+        if let Some(exact) = self.exact.clone() {
+            if let Some(value) = self.exact_ext(&exact, tag, data, depth, start)? {
+                return Ok(value);
+            }
+        }
         if tag == oob::TAG {
             let (flat, _) = self.take_buffer(data, start)?;
             return match &self.views {
@@ -206,7 +220,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
     /// Checks a container's depth, and that `n` elements of `min_size` bytes each can fit in
     /// what is left of the input, before anything is allocated for it.
     #[inline(always)]
-    fn container(
+    pub(super) fn container(
         &self,
         n: usize,
         min_size: usize,
@@ -273,7 +287,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
     /// A map in msgpack-numpy's layout (`OPT_NUMPY_RAW`), as an ndarray or numpy scalar.
     #[cold]
     #[inline(never)]
-    fn numpy_map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
+    pub(super) fn numpy_map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
         let mut raw = numpy::RawArray {
             nd: None,
             dtype: None,
@@ -362,7 +376,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
 
     #[inline(never)]
     fn non_str_key(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
-        if self.opts & opt::NON_STR_KEYS == 0 {
+        if self.opts & (opt::NON_STR_KEYS | opt::EXACT) == 0 {
             let found = token.type_name();
             return Err(DeError::input(Kind::KeyNotStr { found }, start));
         }

@@ -31,6 +31,21 @@ impl Session {
         Session { _gc: gc, claim }
     }
 
+    /// Begins the decode of the one item that starts at `offset` of `input` (a lazy view reads
+    /// a part of a larger input): only a container builds enough objects for a collection to
+    /// start, so only a container pauses it.
+    #[inline(always)]
+    pub fn begin_at(py: Python<'_>, input: &[u8], offset: usize) -> Session {
+        let claim = KEY_CACHE.claim(py);
+        let container = input
+            .get(offset)
+            .is_some_and(|&m| super::token::is_container_marker(m));
+        // SAFETY: attached (`py`); as in `begin`, the session lives on the stack of the decode
+        // that began it, so the pause ends on this thread before that decode returns.
+        let gc = container.then(|| unsafe { GcPause::new() });
+        Session { _gc: gc, claim }
+    }
+
     /// The key cache, when this decode holds it.
     #[inline(always)]
     pub fn keys(&mut self) -> Option<&mut KeyCache> {

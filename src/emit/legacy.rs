@@ -133,6 +133,14 @@ impl<E: Emitter> Emitter for Legacy<E> {
         self.inner.timestamp(secs, nanos)
     }
 
+    fn ext_begin(&mut self) -> Res<usize> {
+        self.inner.ext_begin()
+    }
+
+    fn ext_end(&mut self, mark: usize, tag: i8) -> Res {
+        self.inner.ext_end(mark, tag)
+    }
+
     fn raw_msgpack(&mut self, data: &[u8]) -> Res {
         self.inner.raw_msgpack(data)
     }

@@ -67,6 +67,23 @@ pub trait Emitter {
         ))
     }
 
+    /// Starts an extension value whose payload the next calls write (one MessagePack value of
+    /// `OPT_EXACT` or of a registered type); returns the mark [`Emitter::ext_end`] takes.
+    #[cold]
+    fn ext_begin(&mut self) -> Res<usize> {
+        Err(fragment_refused(
+            "exact and registered types are written as MessagePack extensions, not here",
+        ))
+    }
+
+    /// Ends the extension begun at `mark`, of type `tag`.
+    #[cold]
+    fn ext_end(&mut self, _mark: usize, _tag: i8) -> Res {
+        Err(fragment_refused(
+            "exact and registered types are written as MessagePack extensions, not here",
+        ))
+    }
+
     /// Advice that about `bytes` more bytes of output follow (a large array or binary).
     #[inline(always)]
     fn reserve_hint(&mut self, _bytes: usize) -> Res {

@@ -7,6 +7,9 @@ use super::Emitter;
 use crate::error::too_long;
 use crate::ffi::BytesWriter;
 
+/// The longest extension header: ext 32's marker, 32-bit length and type.
+const EXT_GAP: usize = 6;
+
 pub struct MsgpackEmitter {
     out: BytesWriter,
 }
@@ -151,6 +154,23 @@ impl Emitter for MsgpackEmitter {
     fn ext(&mut self, tag: i8, data: &[u8]) -> Res {
         let h = marker::ext_header(tag, data.len()).ok_or_else(|| too_long("Ext data"))?;
         self.with_payload(h, data)
+    }
+
+    /// Leaves room for the largest header (ext 32: six bytes), closed up by `ext_end` once the
+    /// payload's length is known.
+    #[inline(never)]
+    fn ext_begin(&mut self) -> Res<usize> {
+        let mark = self.out.position();
+        self.out.put(&[0; EXT_GAP])?;
+        Ok(mark)
+    }
+
+    #[inline(never)]
+    fn ext_end(&mut self, mark: usize, tag: i8) -> Res {
+        let len = self.out.position() - mark - EXT_GAP;
+        let h = marker::ext_header(tag, len).ok_or_else(|| too_long("Ext data"))?;
+        self.out.close_gap(mark, EXT_GAP, &h.block()[..h.len()]);
+        Ok(())
     }
 
     #[inline]

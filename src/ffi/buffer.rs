@@ -125,3 +125,33 @@ impl Drop for InputBuffer {
         }
     }
 }
+
+/// Fills `view`, a buffer request with `flags` made of `owner`, with read-only access to
+/// `bytes` (a `BufferError` when the request wants to write).
+///
+/// # Safety
+/// `view` is the request CPython passed to `owner`'s `bf_getbuffer`, the GIL is held, and
+/// `owner` keeps `bytes` alive and unchanged until the export is released.
+pub unsafe fn fill_readonly(
+    view: *mut ffi::Py_buffer,
+    owner: Obj,
+    bytes: &[u8],
+    flags: std::os::raw::c_int,
+) -> Result<(), PyErr> {
+    // SAFETY: as the function's contract; CPython takes a new reference to `owner`.
+    let status = unsafe {
+        ffi::PyBuffer_FillInfo(
+            view,
+            owner,
+            bytes.as_ptr() as *mut std::os::raw::c_void,
+            bytes.len() as ffi::Py_ssize_t,
+            1,
+            flags,
+        )
+    };
+    if status != 0 {
+        // SAFETY: the failed call set an exception.
+        return Err(super::fetch_error());
+    }
+    Ok(())
+}

@@ -11,6 +11,7 @@ mod call;
 mod containers;
 mod datetime;
 mod dict_iter;
+mod exact;
 mod fastcall;
 mod gc;
 mod known;
@@ -28,7 +29,7 @@ mod typed;
 mod types;
 mod writer;
 
-pub use buffer::{with_exported, InputBuffer};
+pub use buffer::{fill_readonly, with_exported, InputBuffer};
 pub use build::*;
 pub use bytearray::{offset_past_end, place_at};
 #[cfg(Py_GIL_DISABLED)]
@@ -40,6 +41,7 @@ pub use call::{
 pub use containers::*;
 pub use datetime::*;
 pub use dict_iter::DictIter;
+pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_atomic_dict, GcPause};
 pub use known::{compat_ext_type, set_compat_ext_type, Known};

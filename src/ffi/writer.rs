@@ -269,6 +269,30 @@ impl BytesWriter {
         unsafe { std::slice::from_raw_parts(self.buf, self.len) }
     }
 
+    /// How many bytes were written.
+    #[inline(always)]
+    pub fn position(&self) -> usize {
+        self.len
+    }
+
+    /// Replaces the `gap` bytes written at `at` (a placeholder) with `header`, no longer than
+    /// `gap`, moving what was written after them back to follow it.
+    pub fn close_gap(&mut self, at: usize, gap: usize, header: &[u8]) {
+        debug_assert!(header.len() <= gap && at + gap <= self.len);
+        if header.len() > gap || at.checked_add(gap).is_none_or(|end| end > self.len) {
+            return;
+        }
+        let moved = self.len - at - gap;
+        // SAFETY: `at + gap <= len`: both ranges lie within the written bytes, and `copy`
+        // allows them to overlap.
+        unsafe {
+            let base = self.data().add(at);
+            std::ptr::copy_nonoverlapping(header.as_ptr(), base, header.len());
+            std::ptr::copy(base.add(gap), base.add(header.len()), moved);
+        }
+        self.len -= gap - header.len();
+    }
+
     /// Whether the output outgrew the buffer it started in and moved into a `bytes` object.
     pub fn outgrew_buffer(&self) -> bool {
         !self.obj.is_null()

@@ -49,6 +49,8 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::Pydantic => per_type::pydantic::write(obj, st, cx, e),
             ObType::NumpyArray => per_type::numpy::write_array(obj, st, cx, e),
             ObType::NumpyScalar => per_type::numpy::write_scalar(obj, st, cx, e),
+            ObType::Exact => per_type::exact::write(obj, st, cx, e),
+            ObType::Registered => per_type::registered::write(obj, st, cx, e),
             ObType::Other => per_type::default::write(obj, st, cx, e),
         }
     }

@@ -38,11 +38,21 @@ pub struct Ctx {
     pub oob: Option<per_type::oob::Sink>,
     /// Buffers of at least this many bytes are offered to `oob` (`usize::MAX` without it).
     pub oob_threshold: usize,
+    /// With `OPT_EXACT` or a `Registry`: what they need (boxed: one word, null without them, so
+    /// that calls without them pay for no more than one pointer).
+    pub exact: Option<Box<per_type::exact::ExactCx>>,
 }
+
+/// What the user passed besides the object and the options: `default` and a registry's table.
+pub type Hooks<'a, 'py> = (
+    Option<&'a Bound<'py, PyAny>>,
+    Option<std::sync::Arc<crate::registry::Table>>,
+);
 
 /// What stays the same for a whole call, looked up once.
 #[inline(always)]
-fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt) -> PyResult<Ctx> {
+fn context<'py>(py: Python<'py>, hooks: Hooks<'_, 'py>, opts: Opt) -> PyResult<Ctx> {
+    let (default, registry) = hooks;
     Ok(Ctx {
         default: default.map(|d| d.as_ptr()),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
@@ -51,8 +61,8 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
             <crate::fragment::JsonFragment as pyo3::PyTypeInfo>::type_object_raw(py),
         ),
         known: Known::get(py)?,
-        numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
-            Numpy::get(py)?
+        numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW | opt::EXACT) != 0 {
+            numpy_for(py, opts)?
         } else {
             None
         },
@@ -62,7 +72,23 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
         unicode_errors: None,
         oob: None,
         oob_threshold: usize::MAX,
+        exact: if opts & opt::EXACT != 0 || registry.is_some() {
+            Some(per_type::exact::ExactCx::new(py, registry)?)
+        } else {
+            None
+        },
     })
+}
+
+/// numpy's handles for the numpy options; for `OPT_EXACT` only when numpy is imported already
+/// (there can be no numpy object to pack otherwise).
+#[inline(never)]
+fn numpy_for(py: Python<'_>, opts: Opt) -> PyResult<Option<&'static Numpy>> {
+    if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
+        Numpy::get(py)
+    } else {
+        ffi::numpy_if_imported(py)
+    }
 }
 
 /// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with
@@ -70,10 +96,10 @@ fn context<'py>(py: Python<'py>, default: Option<&Bound<'py, PyAny>>, opts: Opt)
 pub fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cx = context(py, default, opts)?;
+    let cx = context(py, hooks, opts)?;
     let mut scratch = ffi::scratch();
     // SAFETY: the GIL is held for the whole call (`py`), and `scratch` outlives the writer,
     // which `finish` consumes before this function returns.
@@ -103,11 +129,11 @@ fn set_oob(py: Python<'_>, cx: &mut Ctx, oob: OobArgs<'_, '_>) -> PyResult<()> {
 pub fn packb_oob<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
     oob: OobArgs<'_, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cx = context(py, default, opts)?;
+    let mut cx = context(py, hooks, opts)?;
     set_oob(py, &mut cx, oob)?;
     let mut scratch = ffi::scratch();
     // SAFETY: as in `packb`.
@@ -121,12 +147,12 @@ pub fn packb_oob<'py>(
 pub fn pack_sized<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
     start: usize,
     oob: OobArgs<'_, 'py>,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let mut cx = context(py, default, opts)?;
+    let mut cx = context(py, hooks, opts)?;
     set_oob(py, &mut cx, oob)?;
     let mut scratch = ffi::scratch();
     let sized = if start > ffi::SCRATCH_LEN {
@@ -152,13 +178,13 @@ pub fn pack_sized<'py>(
 pub fn pack_in<'py, R>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
     buf: &mut [std::mem::MaybeUninit<u8>],
     oob: OobArgs<'_, 'py>,
     done: impl FnOnce(BytesWriter) -> PyResult<R>,
 ) -> PyResult<R> {
-    let mut cx = context(py, default, opts)?;
+    let mut cx = context(py, hooks, opts)?;
     set_oob(py, &mut cx, oob)?;
     // SAFETY: the GIL is held for the whole call (`py`), and `buf` outlives the writer, which
     // `done` consumes (or which is dropped) before this function returns.
@@ -202,7 +228,7 @@ pub fn packb_compat<'py>(
     unicode_errors: Option<std::ffi::CString>,
     start: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cx = context(py, default, opts)?;
+    let mut cx = context(py, (default, None), opts)?;
     cx.unicode_errors = unicode_errors;
     let mut scratch = ffi::scratch();
     let writer = if start > ffi::SCRATCH_LEN {
@@ -227,7 +253,7 @@ pub fn json_dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cx = context(py, default, opts)?;
+    let cx = context(py, (default, None), opts)?;
     let mut scratch = ffi::scratch();
     // SAFETY: as in `packb`.
     let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use crate::ffi::{self, Obj, Owned, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
-use crate::ser::Ctx;
+use crate::ser::{per_type, Ctx};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ObType {
@@ -38,6 +38,10 @@ pub enum ObType {
     Pydantic,
     NumpyArray,
     NumpyScalar,
+    /// A type `OPT_EXACT` writes as an extension ([`per_type::exact::handles`]).
+    Exact,
+    /// A type of the call's `Registry`.
+    Registered,
     /// Anything else: handed to `default`.
     Other,
 }
@@ -76,6 +80,16 @@ pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
 #[inline(never)]
 unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
+    // The user's classes first, then the exact types: both before any other rule.
+    if let Some(x) = cx.exact.as_deref() {
+        if x.registry.as_ref().is_some_and(|t| t.by_type(ty).is_some()) {
+            return ObType::Registered;
+        }
+        // SAFETY: `ty` is a live type; the GIL is held.
+        if st.has(opt::EXACT) && unsafe { per_type::exact::handles(ty, st, cx) } {
+            return ObType::Exact;
+        }
+    }
     if ty == ffi::tuple_type() {
         return if st.has(opt::PASSTHROUGH_TUPLE) {
             ObType::Other
@@ -106,10 +120,10 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         return ObType::MemoryView;
     }
     if ty == ffi::set_type() || ty == ffi::frozenset_type() {
-        return ObType::Set;
+        return compat_other(st, ObType::Set);
     }
     if ty == k.decimal {
-        return ObType::Decimal;
+        return compat_other(st, ObType::Decimal);
     }
     if ty == cx.fragment_types.0 {
         return ObType::Fragment;
@@ -127,6 +141,17 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     // SAFETY: as above.
     unsafe { cx.last_lineage.remember(ty, found) };
     found
+}
+
+/// `kind`, or `default`'s for `fastmsgpack.compat`, which packs sets and decimals as
+/// msgpack-python does: through `default` (a `TypeError` without one).
+#[inline(always)]
+fn compat_other(st: State, kind: ObType) -> ObType {
+    if st.has(opt::COMPAT_PACK) {
+        ObType::Other
+    } else {
+        kind
+    }
 }
 
 /// numpy's types, then [`classify_by_lineage`].
@@ -221,7 +246,7 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             };
         }
         if ffi::is_subtype(ty, k.decimal) {
-            return ObType::Decimal;
+            return compat_other(st, ObType::Decimal);
         }
         if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             ObType::Str
@@ -241,7 +266,7 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             ObType::ByteArray
         } else if ffi::is_subtype(ty, ffi::set_type()) || ffi::is_subtype(ty, ffi::frozenset_type())
         {
-            ObType::Set
+            compat_other(st, ObType::Set)
         } else {
             ObType::Other
         }

@@ -5,20 +5,27 @@ use crate::error::Res;
 use super::error;
 use crate::opt::Opt;
 
-use crate::limits::{MAX_DEFAULT_DEPTH, MAX_ENCODE_DEPTH as MAX_DEPTH};
+use crate::limits::{MAX_COMPAT_ENCODE_DEPTH, MAX_DEFAULT_DEPTH, MAX_ENCODE_DEPTH as MAX_DEPTH};
 
 const DEPTH_SHIFT: u32 = 32;
 const DEFAULT_SHIFT: u32 = 48;
 const FIELD: u64 = 0xffff;
 
-/// Bits 0-31: options; 32-47: open containers; 48-63: nested `default` calls.
+/// Bits 0-31: options; 32-47: containers that may still be opened; 48-63: nested `default`
+/// calls.
 #[derive(Clone, Copy)]
 pub struct State(u64);
 
 impl State {
     #[inline(always)]
     pub fn new(opts: Opt) -> State {
-        State(opts as u64)
+        // `fastmsgpack.compat` packs as deep as msgpack-python does.
+        let depth = if opts & crate::opt::COMPAT_PACK != 0 {
+            MAX_COMPAT_ENCODE_DEPTH
+        } else {
+            MAX_DEPTH
+        };
+        State(opts as u64 | depth << DEPTH_SHIFT)
     }
 
     #[inline(always)]
@@ -31,8 +38,15 @@ impl State {
         self.opts() & opt != 0
     }
 
+    /// The same state with `opt` set too.
     #[inline(always)]
-    fn depth(self) -> u64 {
+    pub fn with(self, opt: Opt) -> State {
+        State(self.0 | opt as u64)
+    }
+
+    /// How many more containers may be opened.
+    #[inline(always)]
+    fn depth_left(self) -> u64 {
         (self.0 >> DEPTH_SHIFT) & FIELD
     }
 
@@ -44,10 +58,19 @@ impl State {
     /// The state inside one more container.
     #[inline(always)]
     pub fn enter_container(self) -> Res<State> {
-        if self.depth() >= MAX_DEPTH {
-            return Err(error::too_deep());
+        if self.depth_left() == 0 {
+            return Err(self.too_deep());
         }
-        Ok(State(self.0 + (1 << DEPTH_SHIFT)))
+        Ok(State(self.0 - (1 << DEPTH_SHIFT)))
+    }
+
+    #[cold]
+    fn too_deep(self) -> crate::error::Error {
+        if self.has(crate::opt::COMPAT_PACK) {
+            // As msgpack-python words it.
+            return pyo3::exceptions::PyValueError::new_err("recursion limit exceeded.").into();
+        }
+        error::too_deep()
     }
 
     /// The state for packing what one more nested `default` call returned.
@@ -67,7 +90,8 @@ mod tests {
     #[test]
     fn depths_do_not_disturb_options() {
         pyo3::Python::initialize();
-        let mut s = State::new(0xdead_beef);
+        // Bit 31 (`COMPAT_PACK`) clear: the native limit.
+        let mut s = State::new(0x5ead_beef);
         for _ in 0..MAX_DEPTH {
             let next = s.enter_container();
             assert!(next.is_ok(), "depth below the limit");
@@ -78,10 +102,23 @@ mod tests {
             assert!(next.is_ok(), "depth below the limit");
             s = next.unwrap_or(s);
         }
-        assert_eq!(s.opts(), 0xdead_beef);
-        assert_eq!(s.depth(), MAX_DEPTH);
+        assert_eq!(s.opts(), 0x5ead_beef);
+        assert_eq!(s.depth_left(), 0);
         assert_eq!(s.default_depth(), MAX_DEFAULT_DEPTH);
         assert!(s.enter_container().is_err());
         assert!(s.enter_default().is_err());
+    }
+
+    #[test]
+    fn compat_packs_as_deep_as_msgpack_python() {
+        pyo3::Python::initialize();
+        let mut s = State::new(crate::opt::COMPAT_PACK);
+        for _ in 0..MAX_COMPAT_ENCODE_DEPTH {
+            let next = s.enter_container();
+            assert!(next.is_ok(), "depth below the limit");
+            s = next.unwrap_or(s);
+        }
+        assert!(s.enter_container().is_err());
+        assert!(s.has(crate::opt::COMPAT_PACK));
     }
 }

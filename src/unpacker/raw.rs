@@ -22,7 +22,7 @@ fn header_size(marker: u8, map: bool) -> Option<usize> {
 
 impl Unpacker {
     /// Marks `n` held bytes consumed, outside any object: the scanner starts afresh after them.
-    fn take(&mut self, n: usize) {
+    pub(super) fn take(&mut self, n: usize) {
         self.head += n;
         self.consumed += n as u64;
         self.scanner = Scanner::default();

@@ -2,12 +2,13 @@
 
 The decoding options act in the Rust decoder; packing maps onto the native encoder with the
 options that give msgpack-python's bytes. See doc/migrating.md for what differs.
+
+Only msgpack-python's public names are public here: the names this module needs for itself
+are imported under private ones.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable
-from typing import IO, Any
+import typing as _t
+from collections.abc import Callable as _Callable
 
 import fastmsgpack._fastmsgpack as _core
 from fastmsgpack.compat._stream import Packer, Unpacker, _options
@@ -27,6 +28,10 @@ from fastmsgpack.compat.ext import (
     ExtType,
     Timestamp,
 )
+
+# The msgpack-python release whose behaviour compat follows (msgpack-python's own names).
+version = (1, 2, 4)
+__version__ = "1.2.4"
 
 __all__ = [
     "BufferFull",
@@ -51,16 +56,19 @@ __all__ = [
     "packb",
     "unpack",
     "unpackb",
+    "version",
 ]
 
 _DEFAULT_OPTIONS = _options()
 # Options made for unpackb calls without hooks or limits, by (use_list, raw, strict_map_key,
 # timestamp): a handful at most.
-_CACHED: dict[tuple[Any, ...], Any] = {}
+_CACHED: dict[tuple[_t.Any, ...], _t.Any] = {}
 
 
-def _ext_hook(convert: Callable[[Timestamp], Any]) -> Callable[[int, bytes], Any]:
-    def hook(code: int, data: bytes) -> Any:
+def _ext_hook(
+    convert: _Callable[[Timestamp], _t.Any],
+) -> _Callable[[int, bytes], _t.Any]:
+    def hook(code: int, data: bytes) -> _t.Any:
         if code == -1:
             return convert(Timestamp.from_bytes(data))
         return ExtType(code, data)
@@ -78,24 +86,25 @@ _NATIVE_EXT_HOOKS = {
 
 
 def unpackb(
-    packed: Any,
+    packed: _t.Any,
     *,
-    use_list: bool = True,
-    raw: bool = False,
+    use_list: _t.Any = True,
+    raw: _t.Any = False,
     timestamp: int = 0,
-    strict_map_key: bool = True,
-    **kwargs: Any,
-) -> Any:
+    strict_map_key: _t.Any = True,
+    **kwargs: _t.Any,
+) -> _t.Any:
     """Unpacks the one object in `packed`; ExtraData when bytes follow it."""
     if use_list and not raw and not kwargs:
         hook = _NATIVE_EXT_HOOKS.get(timestamp)
         if hook is not None:
             # Where the native decoder succeeds (str keys only, valid UTF-8, nothing after the
             # object) it builds what the compat decoder would; otherwise the compat decoder
-            # decodes again, to give msgpack-python's result or error.
+            # decodes again, to give msgpack-python's result or error (and copies a buffer
+            # that is not contiguous, which the native decoder refuses).
             try:
                 return _core.unpackb(packed, ext_hook=hook)
-            except _core.MsgpackDecodeError:
+            except (_core.MsgpackDecodeError, TypeError):
                 pass
     if kwargs:
         options = _options(
@@ -114,7 +123,7 @@ def unpackb(
     return _core._unpackb_compat(packed, options)
 
 
-def unpack(stream: IO[bytes], **kwargs: Any) -> Any:
+def unpack(stream: _t.IO[bytes], **kwargs: _t.Any) -> _t.Any:
     """Unpacks the one object that `stream.read()` returns."""
     return unpackb(stream.read(), **kwargs)
 
@@ -124,7 +133,7 @@ load = unpack
 
 
 # Packers made for packb calls without `default`, by their arguments: a handful at most.
-_PACKERS: dict[tuple[tuple[str, Any], ...], Packer] = {}
+_PACKERS: dict[tuple[tuple[str, _t.Any], ...], Packer] = {}
 
 
 # The Packer of the most common calls, packb(o) and packb(o, use_bin_type=True), found without
@@ -134,7 +143,7 @@ _PLAIN_PACKER = Packer()
 _PLAIN_ARGS = {"use_bin_type": True}
 
 
-def packb(o: Any, **kwargs: Any) -> bytes:
+def packb(o: _t.Any, **kwargs: _t.Any) -> bytes:
     """Packs `o` as msgpack-python's Packer(**kwargs) would."""
     if not kwargs or kwargs == _PLAIN_ARGS:
         return _PLAIN_PACKER._packb(o)
@@ -152,7 +161,7 @@ def packb(o: Any, **kwargs: Any) -> bytes:
     return packer._packb(o)
 
 
-def pack(o: Any, stream: IO[bytes], **kwargs: Any) -> None:
+def pack(o: _t.Any, stream: _t.IO[bytes], **kwargs: _t.Any) -> None:
     """Packs `o` and writes the bytes to `stream`."""
     stream.write(packb(o, **kwargs))
 

@@ -38,6 +38,9 @@ from fastmsgpack.compat.ext import (
     Timestamp as Timestamp,
 )
 
+version: tuple[int, int, int]
+__version__: str
+
 __all__ = [
     "BufferFull",
     "ExtType",
@@ -61,6 +64,7 @@ __all__ = [
     "packb",
     "unpack",
     "unpackb",
+    "version",
 ]
 
 class Packer:

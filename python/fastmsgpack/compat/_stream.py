@@ -30,10 +30,22 @@ _CLASSES: dict[str, Any] = {
 }
 
 
-def _options(ext_hook: Callable[[int, bytes], Any] | None = None, **kwargs: Any) -> Any:
+def _options(
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    use_list: Any = True,
+    raw: Any = False,
+    strict_map_key: Any = True,
+    **kwargs: Any,
+) -> Any:
     """The core's CompatOptions for msgpack-python's decoding keyword arguments."""
     return _core.CompatOptions(
-        ext_hook=ExtType if ext_hook is None else ext_hook, **_CLASSES, **kwargs
+        use_list=use_list,
+        raw=raw,
+        strict_map_key=strict_map_key,
+        ext_hook=ExtType if ext_hook is None else ext_hook,
+        default_ext_hook=ExtType,
+        **_CLASSES,
+        **kwargs,
     )
 
 
@@ -117,10 +129,14 @@ class Packer:
         self._start = 0 if buf_size is _NO_BUF_SIZE else _start_size(buf_size)
         if default is not None and not callable(default):
             raise TypeError("default must be callable")
+        # The boolean options take any object and use its truth, as in msgpack-python.
+        strict_types = bool(strict_types)
+        use_bin_type = bool(use_bin_type)
+        use_single_float = bool(use_single_float)
         self._default = default
         self._strict = strict_types
-        self._datetime = datetime
-        self._autoreset = autoreset
+        self._datetime = bool(datetime)
+        self._autoreset = bool(autoreset)
         self._buffer = bytearray()
         self._option = _PASS | (_STRICT if strict_types else 0)
         if errors == b"replace":
@@ -151,33 +167,34 @@ class Packer:
         if type(obj) is Timestamp:
             return _core.Ext(-1, obj.to_bytes())
         if not self._strict:
+            # A subclass (an (int, Enum) or (str, Enum) member among them) is packed as the
+            # value its base type holds, never as what its own __str__ or __int__ says.
             if isinstance(obj, bool):
                 return bool(obj)
             if isinstance(obj, int) and -(2**63) <= obj < 2**64:
-                return int(obj)
+                return int.__index__(obj)
             if isinstance(obj, str):
-                return str(obj)
+                return str.__str__(obj)
             if isinstance(obj, float):
-                return float(obj)
+                return float.__float__(obj)
             if isinstance(obj, tuple):
                 return list(obj)
-        if self._datetime and type(obj) is datetime.datetime:
-            if obj.tzinfo is None:
-                raise ValueError(
-                    f"can not serialize {type(obj).__name__!r} object where tzinfo=None"
-                )
+        if self._datetime and type(obj) is datetime.datetime and obj.tzinfo is not None:
             ts = Timestamp.from_datetime(obj)
             return _core.Ext(-1, ts.to_bytes())
         if self._default is not None:
             return self._default(obj)
+        if self._datetime and type(obj) is datetime.datetime:
+            raise ValueError(f"can not serialize {type(obj).__name__!r} object where tzinfo=None")
         if type(obj) is int:
             raise OverflowError("Integer value out of range")
         raise TypeError(f"can not serialize {type(obj).__name__!r} object")
 
     def _packb(self, obj: Any) -> bytes:
         try:
+            packed: bytes
             if self._special:
-                return _core._packb_compat(
+                packed = _core._packb_compat(
                     obj,
                     self._fallback,
                     self._option,
@@ -186,7 +203,9 @@ class Packer:
                     self._errors,
                     self._start,
                 )
-            return _core.packb(obj, self._fallback, self._option)
+            else:
+                packed = _core._packb_compat(obj, self._fallback, self._option)
+            return packed
         except _core.MsgpackEncodeError as exc:
             cause = exc.__cause__
             if cause is not None:
@@ -228,8 +247,24 @@ class Packer:
         return self._out(b"".join(parts))
 
     def pack_ext_type(self, typecode: int, data: bytes) -> bytes | None:
-        """An extension value of type `typecode` (-128 to 127)."""
-        return self._out(_core.packb(_core.Ext(typecode, data)))
+        """An extension value of type `typecode` (-128 to 127): `OverflowError` outside that
+        range, `TypeError` for a code that is not a number or data that is not bytes or
+        bytearray, as msgpack-python converts them."""
+        if isinstance(typecode, float):
+            typecode = int(typecode)
+        elif not isinstance(typecode, int):
+            if not hasattr(type(typecode), "__index__"):
+                raise TypeError("an integer is required")
+            typecode = typecode.__index__()
+        if not -(2**63) <= typecode < 2**63:
+            raise OverflowError("Python int too large to convert to C long")
+        if not -128 <= typecode <= 127:
+            raise OverflowError("value too large to convert to char")
+        if not isinstance(data, (bytes, bytearray)):
+            if not hasattr(type(data), "__len__"):
+                raise TypeError(f"object of type {type(data).__name__!r} has no len()")
+            raise TypeError(f"expected bytes, {type(data).__name__} found")
+        return self._out(_core.packb(_core.Ext(int(typecode), bytes(data))))
 
     def bytes(self) -> bytes:
         """What the buffer holds (autoreset=False)."""
@@ -254,22 +289,16 @@ def _header(n: int, fix: int, marker16: int, what: str) -> bytes:
     return struct.pack(">BI", marker16 + 1, n)
 
 
-def _stream_error(exc: Exception) -> Exception:
-    if isinstance(exc, _core.OutOfData):
-        return OutOfData(str(exc))
-    if isinstance(exc, _core.BufferFull):
-        return BufferFull(str(exc))
-    if isinstance(exc, _core.MsgpackDecodeError) and exc.kind == "too_deep":
-        return StackError(str(exc))
-    return FormatError(str(exc))
-
-
-# The kinds of item a max_<kind>_len limits, in the order _limit_lengths takes them.
+# The kinds of item a max_<kind>_len limits.
 _LIMITED = ("str", "bin", "array", "map", "ext")
 
 
 class Unpacker:
-    """Objects from a stream, fed by hand or read from `file_like`, with msgpack-python's options."""
+    """Objects from a stream, fed by hand or read from `file_like`, with msgpack-python's options.
+
+    The core's Unpacker does the work in compat mode: it decodes each object in place with the
+    compat decoder and raises msgpack-python's exceptions, where msgpack-python raises them.
+    """
 
     def __init__(
         self,
@@ -279,63 +308,55 @@ class Unpacker:
         max_buffer_size: int = 100 * 1024 * 1024,
         **options: Any,
     ) -> None:
+        stream = getattr(self, "_stream", None)
+        if stream is not None and stream._busy():
+            raise RuntimeError(
+                "Unpacker.__init__() cannot be called while unpacking is in progress"
+            )
         max_buffer_size = max_buffer_size or 2**31 - 1
         if read_size > max_buffer_size:
             raise ValueError("read_size must be smaller than max_buffer_size")
-        read_size = read_size or min(max_buffer_size, 16 * 1024)
-        # The limits act in the core's stream scanner, as each item arrives, with msgpack-python's
-        # defaults (from max_buffer_size); the objects it has checked are decoded without them.
-        limits = [options.pop(f"max_{kind}_len", -1) for kind in _LIMITED]
-        for i, kind in enumerate(_LIMITED):
-            if limits[i] == -1:
-                limits[i] = max_buffer_size // 2 if kind == "map" else max_buffer_size
-        self._options = _options(**options)
-        self._stream = _core.Unpacker(
+        read_size = read_size or min(max_buffer_size, 1024 * 1024)
+        # The limits act as each item arrives, with msgpack-python's defaults (from
+        # max_buffer_size).
+        for kind in _LIMITED:
+            if options.get(f"max_{kind}_len", -1) == -1:
+                options[f"max_{kind}_len"] = (
+                    max_buffer_size // 2 if kind == "map" else max_buffer_size
+                )
+        compat = _options(out_of_data=OutOfData, buffer_full=BufferFull, **options)
+        # Made anew, it drops what the previous one held (an object in progress among them).
+        self._stream = stream = _core.Unpacker(
             file_like, read_size=read_size, max_buffer_size=max_buffer_size
         )
-        self._stream._limit_lengths(*limits)
+        stream._set_compat(compat)
+        # The core's methods, called without a Python frame in between: they take the same
+        # arguments and raise msgpack-python's exceptions themselves (the methods below say
+        # what each does).
+        self.__dict__.update(
+            feed=stream.feed, unpack=stream.unpack, skip=stream.skip, tell=stream.tell
+        )
 
     def feed(self, next_bytes: Any) -> None:
         """Adds bytes to the stream."""
-        try:
-            self._stream.feed(next_bytes)
-        except _core.MsgpackDecodeError as exc:
-            raise _stream_error(exc) from None
-
-    def _raw(self) -> bytes | None:
-        try:
-            return self._stream._next_raw()
-        except _core.MsgpackDecodeError as exc:
-            raise _stream_error(exc) from None
+        self._stream.feed(next_bytes)
 
     def unpack(self) -> Any:
         """The next object; OutOfData when there is no complete one."""
-        raw = self._raw()
-        if raw is None:
-            raise OutOfData
-        return _core._unpackb_compat(raw, self._options)
+        return self._stream.unpack()
 
     def skip(self) -> None:
         """Consumes the next object without building it (the max_*_len limits do not apply, as in
         msgpack-python)."""
-        try:
-            self._stream.skip()
-        except _core.MsgpackDecodeError as exc:
-            raise _stream_error(exc) from None
+        self._stream.skip()
 
     def read_array_header(self) -> int:
         """The item count of the array header next in the stream (the items follow)."""
-        try:
-            return int(self._stream._read_array_header())
-        except _core.MsgpackDecodeError as exc:
-            raise _stream_error(exc) from None
+        return int(self._stream._read_array_header())
 
     def read_map_header(self) -> int:
         """The entry count of the map header next in the stream (the entries follow)."""
-        try:
-            return int(self._stream._read_map_header())
-        except _core.MsgpackDecodeError as exc:
-            raise _stream_error(exc) from None
+        return int(self._stream._read_map_header())
 
     def read_bytes(self, n: int) -> bytes:
         """Up to `n` bytes of the stream, as they are."""
@@ -345,11 +366,9 @@ class Unpacker:
         """Bytes consumed so far."""
         return int(self._stream.tell())
 
-    def __iter__(self) -> Unpacker:
-        return self
+    def __iter__(self) -> Any:
+        # The core's Unpacker iterates over the same stream, without a Python frame per object.
+        return self._stream
 
     def __next__(self) -> Any:
-        raw = self._raw()
-        if raw is None:
-            raise StopIteration
-        return _core._unpackb_compat(raw, self._options)
+        return next(self._stream)

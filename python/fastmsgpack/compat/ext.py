@@ -110,4 +110,10 @@ class Timestamp:
     @staticmethod
     def from_datetime(dt: datetime.datetime) -> Timestamp:
         """The timestamp of an aware datetime (a naive one is taken as local time)."""
-        return Timestamp(seconds=int(dt.timestamp() // 1), nanoseconds=dt.microsecond * 1000)
+        if dt.tzinfo is None:
+            dt = dt.astimezone()
+        # Exact at any distance from the epoch: whole days, seconds and microseconds, never the
+        # float of dt.timestamp() (which rounds far from the epoch, and overflows near
+        # datetime.max).
+        delta = dt - _EPOCH
+        return Timestamp(delta.days * 86_400 + delta.seconds, delta.microseconds * 1000)

@@ -1,12 +1,18 @@
 """fastmsgpack as the serializer of Redis-backed caches: django-redis, aiocache, dogpile.cache.
 
 All three store what :func:`dumps` makes and give back what :func:`loads` reads, with
-``OPTIONS``: aware ``datetime`` objects travel as the MessagePack timestamp extension and come
-back as aware ``datetime`` objects in UTC, dict keys may be ``int``, ``float``, ``bool``,
-``None``, ``bytes`` or tuples, and everything else is packed as ``fastmsgpack.packb`` packs it
-(``bytes`` stay ``bytes``; tuples and sets come back as lists; ``UUID``, ``Decimal``, naive
-datetimes, dates and times as strings; dataclasses as dicts). A value fastmsgpack cannot pack
-raises ``fastmsgpack.MsgpackEncodeError`` when it is stored.
+``OPTIONS`` (``OPT_EXACT``, doc/exact.md), so that a cached value comes back as pickle, which
+they replace, would give it back: tuples, sets, frozensets, ``bytes``, ``bytearray``, ``UUID``,
+``Decimal``, ``complex``, big integers, and ``datetime``, ``date``, ``time`` and ``timedelta``
+objects (each in its own zone) come back as themselves, and dict keys may be of any of these
+types. Enum members come back as their values and dataclasses as dicts, unless their classes are
+in the ``registry`` given to the serializer. A value fastmsgpack cannot pack raises
+``fastmsgpack.MsgpackEncodeError`` when it is stored.
+
+Entries written by earlier versions (aware datetimes as the timestamp extension, tuples and sets
+as arrays, UUIDs and Decimals as strings) are read as those versions read them: aware datetimes
+in UTC, lists and strings. An earlier version reading a new entry gets ``fastmsgpack.Ext`` values
+for the exact types: upgrade every reader of a cache before its writers.
 
 None of the cache libraries is imported here, except dogpile.cache's exception class by
 :func:`dogpile_deserializer` when an entry cannot be read.
@@ -18,8 +24,10 @@ from typing import Any
 
 from fastmsgpack import (
     OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_EXACT,
     OPT_NON_STR_KEYS,
     MsgpackDecodeError,
+    Registry,
     packb,
     unpackb,
 )
@@ -34,18 +42,19 @@ __all__ = [
     "loads",
 ]
 
-#: The options given to both ``packb`` and ``unpackb``.
-OPTIONS = OPT_DATETIME_AS_TIMESTAMP_EXT | OPT_NON_STR_KEYS
+#: The options given to both ``packb`` and ``unpackb``: exact types, and (for entries of earlier
+#: versions) timestamps read as aware datetimes.
+OPTIONS = OPT_EXACT | OPT_DATETIME_AS_TIMESTAMP_EXT | OPT_NON_STR_KEYS
 
 
-def dumps(value: Any) -> bytes:
-    """Pack a cache value."""
-    return packb(value, option=OPTIONS)
+def dumps(value: Any, registry: Registry | None = None) -> bytes:
+    """Pack a cache value (the classes of ``registry`` as its extension types)."""
+    return packb(value, option=OPTIONS, registry=registry)
 
 
-def loads(data: bytes | bytearray | memoryview) -> Any:
+def loads(data: bytes | bytearray | memoryview, registry: Registry | None = None) -> Any:
     """Unpack a cache value."""
-    return unpackb(data, option=OPTIONS)
+    return unpackb(data, option=OPTIONS, registry=registry)
 
 
 class DjangoRedisSerializer:
@@ -56,37 +65,42 @@ class DjangoRedisSerializer:
     tries ``int(data)`` before calling ``loads``. A value that packs to a single byte that
     ``int()`` would read (an ``IntEnum`` member of value 32 to 57, say: the byte ``b"1"`` is
     the MessagePack for 49) is therefore written in the two-byte ``uint 8`` form instead, which
-    is the same MessagePack value and which ``int()`` refuses."""
+    is the same MessagePack value and which ``int()`` refuses.
+
+    A ``Registry`` for the program's own classes goes in the cache's options:
+    ``OPTIONS = {"SERIALIZER": ..., "FASTMSGPACK_REGISTRY": registry}``."""
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
-        pass
+        self.registry: Registry | None = (options or {}).get("FASTMSGPACK_REGISTRY")
 
     def dumps(self, value: Any) -> bytes:
-        data = dumps(value)
+        data = dumps(value, self.registry)
         if len(data) == 1 and data[0] < 0x80:  # positive fixint
             return b"\xcc" + data
         return data
 
     def loads(self, value: bytes) -> Any:
-        return loads(value)
+        return loads(value, self.registry)
 
 
 class AiocacheSerializer:
     """The serializer for aiocache: ``RedisCache(serializer=AiocacheSerializer())``.
 
-    ``encoding`` is ``None``, so that aiocache hands over the stored bytes as they are."""
+    ``encoding`` is ``None``, so that aiocache hands over the stored bytes as they are.
+    ``registry`` holds the program's own classes, if any."""
 
     DEFAULT_ENCODING: str | None = None
 
-    def __init__(self) -> None:
+    def __init__(self, registry: Registry | None = None) -> None:
         self.encoding: str | None = None
+        self.registry = registry
 
     def dumps(self, value: Any) -> bytes:
-        return dumps(value)
+        return dumps(value, self.registry)
 
     def loads(self, value: bytes | None) -> Any:
         # aiocache calls loads with None for a key that is not there.
-        return None if value is None else loads(value)
+        return None if value is None else loads(value, self.registry)
 
 
 def dogpile_serializer(value: Any) -> bytes:

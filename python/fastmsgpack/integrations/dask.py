@@ -11,9 +11,11 @@ first (:func:`dask_setup`), so data moved between worker processes travels as fa
 The family carries exactly what comes back the same, and refuses the rest, so that Dask hands
 it to the next family in the list:
 
-- ``None``, ``bool``, ``int`` (64-bit range), ``float``, ``str``, ``bytes`` (``bytearray`` and
-  ``memoryview`` arrive as ``bytes``), ``list``, ``tuple`` (arriving as a tuple, not a list) and
-  ``dict`` with ``str`` keys;
+- ``None``, ``bool``, ``int`` (up to 4096 bytes), ``float``, ``complex``, ``str``, ``bytes``,
+  ``bytearray`` (``memoryview`` arrives as ``bytes``), ``list``, ``tuple``, ``set``,
+  ``frozenset`` and ``dict`` with keys of any of these types (``OPT_EXACT``, doc/exact.md);
+- ``datetime`` (naive, UTC, fixed offsets, ``ZoneInfo``), ``date``, ``time``, ``timedelta``,
+  ``UUID`` and ``Decimal``, each arriving as itself;
 - numpy arrays of any dtype that has raw bytes (not object, structured or void dtypes): the
   array's memory is a separate frame (fastmsgpack's out-of-band buffers, ``OPT_NUMPY_RAW``), sent
   without a copy when the array is C-contiguous; it arrives as a writeable array of the same
@@ -22,10 +24,9 @@ it to the next family in the list:
 - ``bytes`` of 4096 bytes or more are separate frames too, sent without a copy;
 - numpy scalars (``numpy.int32(5)``), arriving as numpy scalars of their dtype.
 
-Anything else (datetimes, UUIDs, dataclasses, enum members, subclasses of builtin types,
-integers beyond 64 bits, dicts with other keys, object and structured arrays) makes the whole
-value go to the next family. Two types are not refused, because fastmsgpack packs them without asking: sets and
-frozensets arrive as lists, and ``Decimal`` as its string.
+Anything else (dataclasses, enum members, other subclasses of builtin types, datetimes with
+other ``tzinfo`` classes, object and structured arrays) makes the whole value go to the next
+family. Frames of earlier versions (tuples as the family's own extension 1) are read as before.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import sys
 from typing import Any
 
 from fastmsgpack import (
+    OPT_EXACT,
     OPT_NUMPY_RAW,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
@@ -60,7 +62,8 @@ SERIALIZERS = [NAME, "dask", "pickle"]
 # Everything fastmsgpack would otherwise turn into another type goes to `default` instead;
 # arrays are raw maps whose data goes out of band.
 _OPTIONS = (
-    OPT_PASSTHROUGH_BIG_INT
+    OPT_EXACT
+    | OPT_PASSTHROUGH_BIG_INT
     | OPT_PASSTHROUGH_DATACLASS
     | OPT_PASSTHROUGH_DATETIME
     | OPT_PASSTHROUGH_ENUM
@@ -69,6 +72,9 @@ _OPTIONS = (
     | OPT_PASSTHROUGH_UUID
     | OPT_NUMPY_RAW
 )
+
+# What loads reads with: the exact types, and arrays as raw maps.
+_READ = OPT_EXACT | OPT_NUMPY_RAW
 
 # Extension types, private to this family (only its own `loads` reads them).
 _TUPLE = 1  # data: [first frame, frame count, the items packed as an array]
@@ -136,14 +142,14 @@ def loads(header: dict[str, Any], frames: list[Any]) -> Any:
         if tag == _TUPLE:
             first, count, items = unpackb(data)
             given = nested[first : first + count]
-            return tuple(unpackb(items, ext_hook=ext_hook, option=OPT_NUMPY_RAW, buffers=given))
+            return tuple(unpackb(items, ext_hook=ext_hook, option=_READ, buffers=given))
         if tag == _SCALAR:
             numpy: Any = sys.modules.get("numpy") or importlib.import_module("numpy")
             dtype, raw = unpackb(data)
             return numpy.frombuffer(raw, dtype=numpy.dtype(dtype))[0]
         raise ValueError(f"unknown extension type {tag} in a fastmsgpack Dask frame")
 
-    return unpackb(frames[0], ext_hook=ext_hook, option=OPT_NUMPY_RAW, buffers=own)
+    return unpackb(frames[0], ext_hook=ext_hook, option=_READ, buffers=own)
 
 
 def register() -> None:

@@ -11,17 +11,20 @@ Messages carry the content type ``application/x-fastmsgpack`` (``CONTENT_TYPE``)
 kombu's own ``msgpack`` serializer in charge of what other producers send with it, and a consumer
 that lists both names in ``accept_content`` takes both kinds of message.
 
-What travels, in both directions (``OPTIONS``):
+What travels, in both directions (``OPTIONS``, with ``OPT_EXACT``: doc/exact.md):
 
-- aware ``datetime`` objects as the MessagePack timestamp extension, arriving as aware
-  ``datetime`` objects in UTC (microseconds kept);
-- dict keys that are ``int``, ``float``, ``bool``, ``None``, ``bytes`` or tuples, arriving as
-  they left (tuples as tuples);
-- everything else as ``fastmsgpack.packb`` packs it by default: ``bytes`` as bin (arriving as
-  ``bytes``), tuples and sets as arrays (arriving as lists), naive ``datetime``, ``date``,
-  ``time``, ``UUID`` and ``Decimal`` as their strings, enum members as their values, dataclasses
-  as maps of their fields; a type fastmsgpack cannot pack raises kombu's ``EncodeError`` when
-  the message is sent.
+- everything kombu's ``json`` serializer brings back (``datetime``, ``date``, ``time``,
+  ``UUID``, ``Decimal``), arriving as itself: a ``datetime`` in its own zone (``ZoneInfo`` by
+  key, fixed offsets as ``timezone``), a ``Decimal`` with every digit;
+- tuples, sets, frozensets, ``bytes``, ``bytearray``, ``complex``, ``timedelta`` and integers
+  beyond 64 bits, arriving as themselves, and dict keys of any of these types;
+- enum members as their values, dataclasses as maps of their fields, named tuples as lists; a
+  type fastmsgpack cannot pack raises kombu's ``EncodeError`` when the message is sent.
+
+Messages from earlier versions, which wrote aware datetimes as the timestamp extension and the
+other types as strings and arrays, are read as those versions read them (aware datetimes in UTC,
+strings, lists). A consumer of an earlier version, however, reads the new messages' datetimes,
+UUIDs, tuples, ... as ``fastmsgpack.Ext`` values: upgrade the consumers before the producers.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 from fastmsgpack import (
     OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_EXACT,
     OPT_NON_STR_KEYS,
     packb,
     unpackb,
@@ -52,8 +56,9 @@ NAME = "fastmsgpack"
 CONTENT_TYPE = "application/x-fastmsgpack"
 #: The content encoding: the body is binary, never text.
 CONTENT_ENCODING = "binary"
-#: The options given to both ``packb`` and ``unpackb``.
-OPTIONS = OPT_DATETIME_AS_TIMESTAMP_EXT | OPT_NON_STR_KEYS
+#: The options given to both ``packb`` and ``unpackb``: exact types, and (for messages of
+#: earlier versions) timestamps read as aware datetimes.
+OPTIONS = OPT_EXACT | OPT_DATETIME_AS_TIMESTAMP_EXT | OPT_NON_STR_KEYS
 
 
 def dumps(obj: Any) -> bytes:

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 
-use crate::compat::CompatOptions;
+use super::options::CompatOptions;
 use crate::de::error::DeError;
 
 /// The extension type MessagePack reserves for timestamps.
@@ -45,6 +45,9 @@ fn timestamp<'py>(
         ),
         _ => return Err(bad_timestamp(data.len())),
     };
+    if nanos >= 1_000_000_000 {
+        return Err(bad_nanoseconds());
+    }
     Ok(match o.timestamp {
         1 => (secs as f64 + nanos as f64 / 1e9).into_bound_py_any(py)?,
         2 => (secs as i128 * 1_000_000_000 + nanos as i128).into_bound_py_any(py)?,
@@ -57,6 +60,14 @@ fn timestamp<'py>(
             }
         }
     })
+}
+
+/// As msgpack-python's `Timestamp` refuses nanoseconds past a second, whatever the mode.
+#[cold]
+fn bad_nanoseconds() -> DeError {
+    DeError::python(PyValueError::new_err(
+        "nanoseconds must be a non-negative integer not greater than 999999999.",
+    ))
 }
 
 #[cold]

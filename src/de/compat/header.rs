@@ -1,36 +1,14 @@
-//! The `max_*_len` limits: checked on an item's header before the item is read (by the compat
-//! decoder), or on a token as the stream scanner reads it (by `fastmsgpack.compat.Unpacker`).
+//! The `max_*_len` limits, checked on each item as msgpack-python's reader checks it: by the
+//! compat decoder, and by the stream scanner as the bytes arrive (`fastmsgpack.compat.Unpacker`).
 
 use pyo3::exceptions::PyValueError;
 
-use crate::compat::Limits;
+use super::options::Limits;
 use crate::de::error::DeError;
-use crate::de::token::{self, Token};
+use crate::de::token::Token;
 
-/// Checks the length that the item starting `data` declares in its header against its limit.
-#[inline(always)]
-pub fn check(data: &[u8], limits: &Limits) -> Result<(), DeError> {
-    if !limits.any {
-        return Ok(());
-    }
-    let Some((what, len)) = token::declared_length(data) else {
-        return Ok(());
-    };
-    let max = match what {
-        "str" => limits.str,
-        "bin" => limits.bin,
-        "array" => limits.array,
-        "map" => limits.map,
-        _ => limits.ext,
-    };
-    if len > max {
-        return Err(too_long(len, what, max));
-    }
-    Ok(())
-}
-
-/// Checks the length of an item the stream scanner has read against its limit, when msgpack-python's
-/// stream reader checks it: a container's as soon as its header has arrived, a `str`'s, `bin`'s or
+/// Checks the length of an item just read against its limit, when msgpack-python's reader checks
+/// it: a container's as soon as its header has arrived, a `str`'s, `bin`'s or
 /// ext's once its bytes have all arrived (an ext's data, its type byte not counted).
 #[inline(always)]
 pub fn check_token(token: &Token<'_>, limits: &Limits) -> Result<(), DeError> {
@@ -43,7 +21,9 @@ pub fn check_token(token: &Token<'_>, limits: &Limits) -> Result<(), DeError> {
         _ => return Ok(()),
     };
     if len > max {
-        return Err(too_long(len, what, max));
+        // msgpack-python's message counts an ext's type byte, which its limit does not.
+        let shown = if what == "ext" { len + 1 } else { len };
+        return Err(too_long(shown, what, max));
     }
     Ok(())
 }

@@ -5,10 +5,11 @@
 //! It is a decoder of its own, so that the native `unpackb` keeps its fast path untouched, built
 //! from the same parts: the one grammar ([`token::next`]), the same constructors, the key cache
 //! and the collection pause for large inputs. Every declared length is checked against its limit
-//! ([`header::check`]) and against the input before anything is allocated for it.
+//! ([`header::check_token`]) and against the input before anything is allocated for it.
 
 mod ext;
 pub mod header;
+pub mod options;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -18,8 +19,8 @@ use super::keycache::{KeyCache, MAX_KEY_LEN};
 use super::reader::{DeResult, Reader};
 use super::token::{self, Token};
 use super::Session;
-use crate::compat::CompatOptions;
 use crate::ffi::{self, Obj, Owned};
+use options::CompatOptions;
 
 /// The object that starts at `offset` in `input`, decoded as `o` says, and where it ends.
 pub fn decode_at<'py>(
@@ -28,8 +29,19 @@ pub fn decode_at<'py>(
     offset: usize,
     o: &CompatOptions,
 ) -> DeResult<(Bound<'py, PyAny>, usize)> {
+    decode_in_stream(py, input, offset, o).map_err(|(err, _)| err)
+}
+
+/// [`decode_at`], with an error the end of the item it was found in: msgpack-python's stream
+/// reader goes on from that item's last byte (a malformed byte's end is one past it).
+pub fn decode_in_stream<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    offset: usize,
+    o: &CompatOptions,
+) -> Result<(Bound<'py, PyAny>, usize), (DeError, usize)> {
     if offset >= input.len() {
-        return Err(DeError::input(Kind::Empty, offset));
+        return Err((DeError::input(Kind::Empty, offset), offset));
     }
     let mut session = Session::begin(py, input.len());
     let mut d = Compat {
@@ -39,7 +51,16 @@ pub fn decode_at<'py>(
         keys: session.keys(),
     };
     d.r.pos = offset;
-    let value = d.value(0)?;
+    let value = match d.value(0) {
+        Ok(value) => value,
+        Err(err) => {
+            let end = match err.input_kind() {
+                Some(Kind::Reserved) => err.offset().map_or(d.r.pos, |at| at + 1),
+                _ => d.r.pos,
+            };
+            return Err((err, end));
+        }
+    };
     // SAFETY: the decoder hands over a strong reference.
     let value = unsafe { Bound::from_owned_ptr(py, value.into_raw()) };
     Ok((value, d.r.pos))
@@ -75,8 +96,10 @@ impl<'a> Compat<'_, 'a, '_> {
     #[inline(always)]
     fn value(&mut self, depth: u32) -> DeResult<Owned> {
         let start = self.r.pos;
-        header::check(&self.r.data[start..], &self.o.limits)?;
         let token = token::next(&mut self.r, "value")?;
+        if self.o.limits.any {
+            header::check_token(&token, &self.o.limits)?;
+        }
         self.build(token, depth, start)
     }
 
@@ -231,8 +254,10 @@ impl<'a> Compat<'_, 'a, '_> {
     /// interned string.
     fn key(&mut self, depth: u32) -> DeResult<(Owned, bool)> {
         let start = self.r.pos;
-        header::check(&self.r.data[start..], &self.o.limits)?;
         let token = token::next(&mut self.r, "map key")?;
+        if self.o.limits.any {
+            header::check_token(&token, &self.o.limits)?;
+        }
         match token {
             Token::Str(bytes) if !self.o.raw && bytes.len() <= MAX_KEY_LEN => {
                 if let (Some(cache), Ok(_)) =

@@ -435,13 +435,26 @@ impl<'a> TypedDecoder<'a> {
     fn enumeration(&mut self, node: usize, cls: Obj, members: Obj) -> TResult<Owned> {
         let start = self.r.pos;
         let value = self.scalar(node)?;
+        let v = value.as_ptr();
+        // A bool or a float is the value only of a member whose value has that very type (as
+        // for `type=int` and `Literal`): `True` and `1.0` are not the member whose value is 1.
+        // SAFETY: attached; `value` is live.
+        let exact = v == ffi::true_obj()
+            || v == ffi::false_obj()
+            || unsafe { ffi::type_of(v) == ffi::float_type() };
         // SAFETY: attached; `members` is a dict the plan keeps alive.
         unsafe {
-            if let Some(member) = ffi::dict_get(members, value.as_ptr()) {
-                return Ok(member);
+            if let Some(member) = ffi::dict_get(members, v) {
+                if !exact || same_value_type(self.py, member.as_ptr(), v) {
+                    return Ok(member);
+                }
+                return Err(self.not_a_value(node, v, start));
             }
             // A combination of flags, or a value the class's `_missing_` knows.
-            match ffi::call1(cls, value.as_ptr()) {
+            match ffi::call1(cls, v) {
+                Ok(member) if exact && !same_value_type(self.py, member.as_ptr(), v) => {
+                    Err(self.not_a_value(node, v, start))
+                }
                 Ok(member) => Ok(member),
                 Err(cause) if is_refusal(self.py, &cause) => {
                     let what = ffi::repr_string(value.as_ptr());
@@ -450,6 +463,16 @@ impl<'a> TypedDecoder<'a> {
                 Err(cause) => Err(cause.into()),
             }
         }
+    }
+
+    #[cold]
+    fn not_a_value(&self, node: usize, value: Obj, start: usize) -> TError {
+        // SAFETY: attached; `value` is live.
+        let what = unsafe { ffi::repr_string(value) };
+        TError::invalid(
+            format!("expected {}, found {what}", self.nodes[node].name),
+            start,
+        )
     }
 
     fn literal(&mut self, node: usize, table: Obj) -> TResult<Owned> {
@@ -590,4 +613,24 @@ fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Whether the enum member `member`'s value has the type of `value`.
+///
+/// # Safety
+/// Both are live; attached.
+#[cold]
+unsafe fn same_value_type(py: pyo3::Python<'_>, member: Obj, value: Obj) -> bool {
+    use pyo3::prelude::*;
+    // SAFETY: the caller guarantees both pointers are live objects and the thread is attached;
+    // borrowing them for this call keeps them alive as long as the `Bound`s.
+    let (member, value) = unsafe {
+        (
+            Bound::from_borrowed_ptr(py, member),
+            Bound::from_borrowed_ptr(py, value),
+        )
+    };
+    member
+        .getattr(pyo3::intern!(py, "_value_"))
+        .is_ok_and(|v| v.get_type().is(value.get_type()))
 }

@@ -296,6 +296,45 @@ impl<'py> Typed<'py> {
     }
 }
 
+impl<'py> Typed<'py> {
+    /// The object that starts at `offset` of `input`, nested `depth` containers deep, as the
+    /// plan's node `node` says (its root when `None`); what follows it is left alone, and errors
+    /// give offsets in the whole input. A lazy view builds one typed item of a large input with
+    /// this.
+    pub fn decode_nested_at(
+        &self,
+        py: Python<'py>,
+        input: &[u8],
+        setup: &Setup,
+        offset: usize,
+        depth: u32,
+        node: Option<usize>,
+    ) -> Result<Bound<'py, PyAny>, error::TError> {
+        if offset >= input.len() {
+            return Err(DeError::input(Kind::Empty, offset).into());
+        }
+        let mut session = Session::begin_at(py, input, offset);
+        let mut r = Reader::new(input);
+        r.pos = offset;
+        let mut decoder = TypedDecoder {
+            py,
+            r,
+            nodes: &self.plan.get().nodes,
+            setup,
+            numpy_setup: self.numpy_setup.as_ref(),
+            keys: session.keys(),
+            known: self.known,
+            handles: self.handles,
+            dec_hook: self.dec_hook,
+            forbid_unknown: self.forbid_unknown,
+        };
+        let node = node.unwrap_or(self.plan.get().root);
+        let value = decoder.value(node, depth)?;
+        // SAFETY: the decoder hands over a strong reference.
+        Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
+    }
+}
+
 #[cold]
 fn no_dec_hook(plan: &TypePlan) -> PyErr {
     let names: Vec<&str> = plan

@@ -41,6 +41,10 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 
 #[cold]
 unsafe fn write_big<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    if st.has(opt::EXACT) {
+        // SAFETY: forwarded from the caller.
+        return unsafe { per_type::exact::write_big_int(obj, e) };
+    }
     if st.has(opt::PASSTHROUGH_BIG_INT) && cx.default.is_some() {
         // SAFETY: forwarded from the caller.
         return unsafe { per_type::default::write(obj, st, cx, e) };

@@ -60,7 +60,7 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         if ffi::type_of(key) == ffi::str_type() {
             return per_type::str::write(key, st, cx, e);
         }
-        if !st.has(opt::NON_STR_KEYS) {
+        if !st.has(opt::NON_STR_KEYS | opt::EXACT) {
             return Err(error::bad_key(key, false));
         }
         write_non_str(key, st, cx, e)
@@ -71,6 +71,10 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// its items alive.
 #[inline(never)]
 unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    if cx.exact.is_some() {
+        // Keys come back as themselves too: a tuple key stays a tuple, a frozenset a frozenset.
+        return dispatch::write(key, st, cx, e);
+    }
     // SAFETY: forwarded from the caller; each branch reads `key` as the type it was checked to be.
     unsafe {
         let ty = ffi::type_of(key);

@@ -1,0 +1,122 @@
+"""Lazy views (``fastmsgpack.View``) of the route-planning snapshot, from 1 to 100,000 children.
+
+Groups, with N zero-padded to six digits (``extra_info`` holds the library and N):
+
+- ``view-read10-<N>``: load the snapshot and read ten fields of it (the id, the name, the first,
+  middle and last value, the first child's name, the middle child's id and latitude, the last
+  child's name and longitude). "fastmsgpack" is ``View(data)`` (checked at creation) and the
+  reads; "fastmsgpack-lazy" the same with ``validate=False``; "fastmsgpack-unpackb",
+  "msgspec", "ormsgpack" and "msgpack" decode everything and then read; "protobuf" is
+  ``FromString`` (upb, which makes Python objects only for the fields read) and the same reads
+  on the message.
+- ``view-walk-<N>``: load the snapshot and read every value of it. "fastmsgpack" walks a
+  ``View`` fully (maps through ``items()``, arrays through iteration, building the same dicts and
+  lists); "fastmsgpack-unpackb" is ``unpackb`` alone.
+
+Every reader's result is checked against the snapshot before it is timed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import msgspec
+import ormsgpack
+import pytest
+from generators import ROUTE_SIZES, route
+from test_route import RouteMessage
+
+import fastmsgpack
+from fastmsgpack import ArrayView, MapView, View
+
+
+def ten_fields(r: Any) -> tuple[Any, ...]:
+    """Ten reads from a snapshot, as dicts and lists or as views."""
+    children = r["children"]
+    values = r["values"]
+    mid = len(children) // 2
+    return (
+        r["id"],
+        r["name"],
+        values[0],
+        values[mid],
+        values[-1],
+        children[0]["name"],
+        children[mid]["id"],
+        children[mid]["point"][0],
+        children[-1]["name"],
+        children[-1]["point"][1],
+    )
+
+
+def ten_fields_protobuf(r: Any) -> tuple[Any, ...]:
+    """The same ten reads from a protobuf message."""
+    children = r.children
+    values = r.values
+    mid = len(children) // 2
+    return (
+        r.id,
+        r.name,
+        values[0],
+        values[mid],
+        values[-1],
+        children[0].name,
+        children[mid].id,
+        children[mid].point[0],
+        children[-1].name,
+        children[-1].point[1],
+    )
+
+
+def walk(value: Any) -> Any:
+    """Every value of a view, read, as dicts and lists."""
+    if isinstance(value, MapView):
+        return {k: walk(v) for k, v in value.items()}
+    if isinstance(value, ArrayView):
+        return [walk(v) for v in value]
+    return value
+
+
+PACKED = {n: fastmsgpack.packb(route(n)) for n in ROUTE_SIZES}
+PROTOBUF = {n: RouteMessage(**route(n)).SerializeToString() for n in ROUTE_SIZES}
+
+READ10: dict[str, Callable[[int], Callable[[], tuple[Any, ...]]]] = {
+    "fastmsgpack": lambda n: lambda: ten_fields(View(PACKED[n])),
+    "fastmsgpack-lazy": lambda n: lambda: ten_fields(View(PACKED[n], validate=False)),
+    "fastmsgpack-unpackb": lambda n: lambda: ten_fields(fastmsgpack.unpackb(PACKED[n])),
+    "msgspec": lambda n: lambda: ten_fields(msgspec.msgpack.decode(PACKED[n])),
+    "ormsgpack": lambda n: lambda: ten_fields(ormsgpack.unpackb(PACKED[n])),
+    "msgpack": lambda n: lambda: ten_fields(msgpack.unpackb(PACKED[n])),
+    "protobuf": lambda n: lambda: ten_fields_protobuf(RouteMessage.FromString(PROTOBUF[n])),
+}
+
+WALK: dict[str, Callable[[int], Callable[[], Any]]] = {
+    "fastmsgpack": lambda n: lambda: walk(View(PACKED[n])),
+    "fastmsgpack-unpackb": lambda n: lambda: fastmsgpack.unpackb(PACKED[n]),
+}
+
+
+def _label(benchmark: Any, group: str, library: str, n: int) -> None:
+    benchmark.group = f"{group}-{n:06d}"
+    benchmark.extra_info["library"] = library
+    benchmark.extra_info["n"] = n
+
+
+@pytest.mark.parametrize("n", ROUTE_SIZES)
+@pytest.mark.parametrize("library", list(READ10))
+def test_view_read10(benchmark: Any, library: str, n: int) -> None:
+    _label(benchmark, "view-read10", library, n)
+    call = READ10[library](n)
+    assert call() == ten_fields(route(n)), library
+    benchmark(call)
+
+
+@pytest.mark.parametrize("n", ROUTE_SIZES)
+@pytest.mark.parametrize("library", list(WALK))
+def test_view_walk(benchmark: Any, library: str, n: int) -> None:
+    _label(benchmark, "view-walk", library, n)
+    call = WALK[library](n)
+    assert call() == route(n), library
+    benchmark(call)

@@ -1,0 +1,50 @@
+"""``View``: read MessagePack where it lies, building Python objects only for what is read."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fastmsgpack._fastmsgpack import (
+    ArrayView,
+    MapView,
+    _view,
+)
+
+
+class View(abc.ABC):
+    """A lazy, read-only view of the one MessagePack object in ``data``.
+
+    ``View(data)`` gives a ``MapView`` (a ``Mapping``) for a map, an ``ArrayView`` (a
+    ``Sequence``) for an array, and any other value decoded, as ``unpackb`` would. ``data`` may be
+    bytes, bytearray (copied), memoryview or mmap; the view holds it. See doc/views.md.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        data: Any,
+        /,
+        *,
+        option: int | None = None,
+        ext_hook: Any = None,
+        type: Any = None,
+        dec_hook: Any = None,
+        validate: bool = True,
+    ) -> Any:
+        return _view(
+            data,
+            option=option,
+            ext_hook=ext_hook,
+            type=type,
+            dec_hook=dec_hook,
+            validate=validate,
+        )
+
+
+View.register(MapView)
+View.register(ArrayView)
+Mapping.register(MapView)
+Sequence.register(ArrayView)

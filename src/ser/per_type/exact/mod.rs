@@ -1,0 +1,130 @@
+//! `OPT_EXACT`: the types that come back as themselves, each written as one extension value
+//! (codes and layouts in `crate::exact` and `doc/exact.md`).
+
+mod scalars;
+mod seq;
+mod time;
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::exact as code;
+use crate::ffi::{self, Obj, TypePtr};
+use crate::opt;
+use crate::ser::state::State;
+use crate::ser::{per_type, Ctx};
+
+pub use scalars::write_big_int;
+use time::TzCache;
+
+/// What a call with `OPT_EXACT` or a registry needs: the types and names, the last time zone
+/// met, and the registry's classes (a table taken once per call).
+pub struct ExactCx {
+    pub handles: &'static ffi::ExactHandles,
+    pub tz_cache: TzCache,
+    pub registry: Option<std::sync::Arc<crate::registry::Table>>,
+}
+
+impl ExactCx {
+    #[cold]
+    #[inline(never)]
+    pub fn new(
+        py: pyo3::Python<'_>,
+        registry: Option<std::sync::Arc<crate::registry::Table>>,
+    ) -> pyo3::PyResult<Box<ExactCx>> {
+        Ok(Box::new(ExactCx {
+            handles: ffi::ExactHandles::get(py)?,
+            tz_cache: TzCache::default(),
+            registry,
+        }))
+    }
+}
+
+/// Whether the exact mode writes objects of exactly the type `ty` (subclasses are packed as
+/// without it).
+///
+/// # Safety
+/// `ty` is a live type; the GIL is held.
+#[inline(never)]
+pub unsafe fn handles(ty: TypePtr, st: State, cx: &Ctx) -> bool {
+    let k = cx.known;
+    let Some(h) = cx.exact.as_deref().map(|x| x.handles) else {
+        return false;
+    };
+    if ty == ffi::tuple_type()
+        || ty == ffi::set_type()
+        || ty == ffi::frozenset_type()
+        || ty == k.datetime
+        || ty == k.date
+        || ty == k.time
+        || ty == h.timedelta
+        || ty == k.uuid
+        || ty == k.decimal
+        || ty == ffi::bytearray_type()
+        || ty == h.complex
+    {
+        return true;
+    }
+    // With `OPT_NUMPY_RAW` too, numpy values are its plain maps (which it reads back).
+    // SAFETY: forwarded from the caller.
+    !st.has(opt::NUMPY_RAW) && cx.numpy.is_some_and(|np| unsafe { is_numpy(ty, np) })
+}
+
+/// numpy's array and every numpy scalar, those that subclass a builtin (`numpy.float64`,
+/// `str_`, `bytes_`) included: they come back as numpy scalars too.
+unsafe fn is_numpy(ty: TypePtr, np: &ffi::Numpy) -> bool {
+    // SAFETY: both are live types.
+    ty == np.ndarray || unsafe { ffi::is_subtype(ty, np.generic) }
+}
+
+/// An object of a type [`handles`] accepted.
+///
+/// # Safety
+/// `obj` is live, of a type [`handles`] accepted; the GIL is held.
+#[inline(never)]
+pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let k = cx.known;
+    // SAFETY: forwarded from the caller; each writer gets an object of its type.
+    unsafe {
+        let ty = ffi::type_of(obj);
+        if ty == ffi::tuple_type() {
+            seq::write_tuple(obj, st, cx, e)
+        } else if ty == ffi::set_type() {
+            seq::write_set(obj, code::SET, st, cx, e)
+        } else if ty == ffi::frozenset_type() {
+            seq::write_set(obj, code::FROZENSET, st, cx, e)
+        } else if ty == k.datetime {
+            time::write_datetime(obj, cx, e)
+        } else if ty == k.date {
+            time::write_date(obj, e)
+        } else if ty == k.time {
+            time::write_time(obj, cx, e)
+        } else if ty == k.uuid {
+            scalars::write_uuid(obj, cx, e)
+        } else if ty == k.decimal {
+            scalars::write_decimal(obj, e)
+        } else if ty == ffi::bytearray_type() {
+            ffi::with_bytearray(obj, |bytes| e.ext(code::BYTEARRAY, bytes))
+        } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.timedelta) {
+            time::write_timedelta(obj, e)
+        } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.complex) {
+            scalars::write_complex(obj, e)
+        } else {
+            write_numpy(obj, ty, st, cx, e)
+        }
+    }
+}
+
+/// A numpy array or scalar: `OPT_NUMPY_RAW`'s map, as the payload of one extension.
+unsafe fn write_numpy<E: Emitter>(obj: Obj, ty: TypePtr, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let raw = st.with(opt::NUMPY_RAW);
+    let mark = e.ext_begin()?;
+    // SAFETY: forwarded from the caller: `handles` saw numpy's array or scalar type.
+    unsafe {
+        if cx.numpy.is_some_and(|np| ty == np.ndarray) {
+            per_type::numpy::write_array(obj, raw, cx, e)?;
+        } else {
+            per_type::numpy::write_scalar(obj, raw, cx, e)?;
+        }
+    }
+    e.ext_end(mark, code::NUMPY)
+}

@@ -1,0 +1,26 @@
+//! `tuple`, `set` and `frozenset`: one array of the items, as an extension's payload.
+
+use crate::emit::Emitter;
+use crate::error::Res;
+use crate::exact as code;
+use crate::ffi::Obj;
+use crate::ser::state::State;
+use crate::ser::{per_type, Ctx};
+
+/// # Safety
+/// `obj` is a live tuple; the GIL is held.
+pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let mark = e.ext_begin()?;
+    // SAFETY: forwarded from the caller.
+    unsafe { per_type::list::write_tuple(obj, st, cx, e)? };
+    e.ext_end(mark, code::TUPLE)
+}
+
+/// # Safety
+/// `obj` is a live set or frozenset; the GIL is held.
+pub unsafe fn write_set<E: Emitter>(obj: Obj, tag: i8, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let mark = e.ext_begin()?;
+    // SAFETY: forwarded from the caller.
+    unsafe { per_type::set::write(obj, st, cx, e)? };
+    e.ext_end(mark, tag)
+}

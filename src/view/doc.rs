@@ -1,0 +1,170 @@
+//! The document a view reads: its bytes, held for as long as any view of them lives, the
+//! options they are decoded with, and the scan tables of the containers read so far.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use super::scan::{ArrayScan, Header, Input, MapScan, Spans};
+use crate::de::typed::plan::TypePlan;
+use crate::de::{self, DeError, Setup};
+use crate::ffi::InputBuffer;
+use crate::opt::Opt;
+
+/// Where the bytes come from.
+enum Source {
+    /// A `bytes` object, read in place (its storage never changes).
+    Bytes(Py<PyBytes>),
+    /// A read-only export (a memoryview of bytes, an `mmap` opened with `ACCESS_READ`), held so
+    /// that the memory can be neither freed nor resized; or the copy of a writable buffer
+    /// (`bytearray`, a writable `mmap`), which Python code could otherwise change or resize
+    /// under the view.
+    Buffer(InputBuffer),
+}
+
+/// A container's table, shared by every view of that container.
+enum Table {
+    Array(Arc<Mutex<ArrayScan>>),
+    Map(Arc<Mutex<MapScan>>),
+}
+
+pub struct Doc {
+    _source: Source,
+    data: *const u8,
+    len: usize,
+    pub setup: Setup,
+    /// Keeps alive what `setup` points to; typed reads pass it on.
+    pub ext_hook: Option<Py<PyAny>>,
+    pub dec_hook: Option<Py<PyAny>>,
+    /// The plan of the type the document is read as (`View(data, type=T)`).
+    pub plan: Option<Py<TypePlan>>,
+    /// Where each container starts and ends, when the document was checked at creation.
+    spans: Spans,
+    /// Each container's table, by the offset of its header: found once, whichever view asks.
+    tables: Mutex<HashMap<usize, Table>>,
+}
+
+// SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
+// read-only export, or our own copy) until the document is dropped; the raw pointers of `setup`
+// refer to objects kept alive by `_ext_hook` or by the process (the handles of `Known` and
+// `Numpy`), and are only used while attached; `setup` holds no bin views (`Setup::new` makes
+// none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is shared. The tables are behind
+// locks.
+unsafe impl Send for Doc {}
+// SAFETY: as above; nothing is written through `data`.
+unsafe impl Sync for Doc {}
+
+impl Doc {
+    /// The document over `data` (bytes, bytearray, memoryview, mmap or another C-contiguous
+    /// buffer), read with `opts` and `ext_hook`.
+    pub fn new(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        opts: Opt,
+        ext_hook: Option<&Bound<'_, PyAny>>,
+        dec_hook: Option<&Bound<'_, PyAny>>,
+        tp: Option<&Bound<'_, PyAny>>,
+        validate: bool,
+    ) -> PyResult<Doc> {
+        let plan = tp.map(|tp| super::typed::plan_of(py, tp)).transpose()?;
+        let source = match data.cast::<PyBytes>() {
+            Ok(bytes) if data.is_exact_instance_of::<PyBytes>() => {
+                Source::Bytes(bytes.clone().unbind())
+            }
+            _ => {
+                let mut holder = None;
+                de::input_of(py, data, &mut holder, "View() argument")?;
+                match holder {
+                    Some(buffer) => Source::Buffer(buffer),
+                    // A bytes subclass: read in place as bytes are.
+                    None => Source::Bytes(data.cast::<PyBytes>()?.clone().unbind()),
+                }
+            }
+        };
+        let bytes: &[u8] = match &source {
+            Source::Bytes(b) => b.bind(py).as_bytes(),
+            Source::Buffer(b) => b.as_slice(),
+        };
+        let (ptr, len) = (bytes.as_ptr(), bytes.len());
+        let spans = if validate {
+            Spans::check(bytes).map_err(DeError::into_pyerr)?
+        } else {
+            Spans::default()
+        };
+        let setup = Setup::new(py, opts, ext_hook, None)?;
+        Ok(Doc {
+            _source: source,
+            data: ptr,
+            len,
+            setup,
+            ext_hook: ext_hook.map(|h| h.clone().unbind()),
+            dec_hook: dec_hook.map(|h| h.clone().unbind()),
+            plan,
+            spans,
+            tables: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The whole input.
+    pub fn data(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `data` and `len` describe memory that `_source` keeps alive and unchanged for
+        // as long as `self` lives (see `Send`).
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+
+    /// The input with the spans of its containers.
+    pub fn input(&self) -> Input<'_> {
+        Input {
+            data: self.data(),
+            spans: self.spans.as_slice(),
+        }
+    }
+
+    pub fn opts(&self) -> Opt {
+        self.setup.opts()
+    }
+
+    /// The table of the map whose header is `header`.
+    pub fn map_table(&self, header: &Header) -> Arc<Mutex<MapScan>> {
+        let mut tables = lock(&self.tables);
+        if let Some(Table::Map(table)) = tables.get(&header.start) {
+            return table.clone();
+        }
+        let table = Arc::new(Mutex::new(MapScan::new(header)));
+        tables.insert(header.start, Table::Map(table.clone()));
+        table
+    }
+
+    /// The table of the array whose header is `header`.
+    pub fn array_table(&self, header: &Header) -> Arc<Mutex<ArrayScan>> {
+        let mut tables = lock(&self.tables);
+        if let Some(Table::Array(table)) = tables.get(&header.start) {
+            return table.clone();
+        }
+        let table = Arc::new(Mutex::new(ArrayScan::new()));
+        tables.insert(header.start, Table::Array(table.clone()));
+        table
+    }
+
+    /// The object at `offset`, nested `depth` deep, decoded whole as `unpackb` would.
+    pub fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        offset: usize,
+        depth: u32,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        de::decode_nested_at(py, self.data(), &self.setup, offset, depth)
+            .map_err(DeError::into_pyerr)
+    }
+}
+
+/// Locks a table. A lock is only ever held by plain Rust code that cannot panic half-way
+/// through a change, so a poisoned lock still guards a consistent table.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

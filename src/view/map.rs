@@ -1,0 +1,234 @@
+//! `MapView`: a MessagePack map seen as a read-only mapping.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyKeyError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+use super::doc::lock;
+use super::scan::{Entry, Input, MapScan};
+use super::{export, item, ArrayView, Place};
+use crate::de::{self, DeError};
+use crate::opt;
+
+/// A MessagePack map, read where it lies: keys and values are decoded when they are read, a
+/// nested map or array is another view. Reads as a `Mapping` (`len`, `[]`, `in`, iteration over
+/// the keys, `get`, `keys`, `values`, `items`); `to_python()` decodes it whole.
+#[pyclass(module = "fastmsgpack", frozen)]
+pub struct MapView {
+    place: Place,
+    table: Arc<Mutex<MapScan>>,
+}
+
+impl MapView {
+    pub fn new(place: Place) -> MapView {
+        let table = place.doc.map_table(&place.header);
+        MapView { place, table }
+    }
+
+    /// Runs `f` on the map's table, with errors turned into Python exceptions.
+    fn with_scan<R>(
+        &self,
+        f: impl FnOnce(&mut MapScan, Input<'_>) -> Result<R, DeError>,
+    ) -> PyResult<R> {
+        let mut scan = lock(&self.table);
+        f(&mut scan, self.place.doc.input()).map_err(DeError::into_pyerr)
+    }
+
+    fn all(&self) -> PyResult<Vec<Entry>> {
+        let (header, opts) = (self.place.header, self.place.doc.opts());
+        self.with_scan(|scan, input| Ok(scan.all(input, &header, opts)?.to_vec()))
+    }
+
+    /// The first entry whose key equals `key`, reading no further into the map than needed.
+    fn lookup(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<Entry>> {
+        let (header, opts) = (self.place.header, self.place.doc.opts());
+        if let Ok(text) = key.cast::<PyString>() {
+            // A str with lone surrogates has no UTF-8 form: no key of the input can equal it.
+            let Ok(text) = text.to_str() else {
+                self.all()?;
+                return Ok(None);
+            };
+            let found =
+                self.with_scan(|scan, input| scan.find_str(input, &header, opts, text.as_bytes()))?;
+            if found.is_some() || opts & opt::NON_STR_KEYS == 0 {
+                return Ok(found);
+            }
+        }
+        // A key of another type (or a str subclass whose equality may differ): compared with
+        // the keys `unpackb` would make, as a dict would (hashable first).
+        key.hash()?;
+        let py = key.py();
+        for entry in self.all()? {
+            if entry.text.is_some() && !key.is_instance_of::<PyString>() {
+                continue;
+            }
+            if self.key(py, &entry)?.eq(key)? {
+                return Ok(Some(entry));
+            }
+        }
+        Ok(None)
+    }
+
+    fn key<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
+        let doc = &self.place.doc;
+        let depth = self.place.header.depth + 1;
+        de::decode_key_at(py, doc.data(), &doc.setup, entry.key, depth).map_err(DeError::into_pyerr)
+    }
+
+    fn value<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
+        let doc = &self.place.doc;
+        let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
+        let node = match self.place.node {
+            Some(_) => doc.map_child(py, self.place.node, text),
+            None => None,
+        };
+        item(py, doc, entry.value, self.place.header.depth + 1, node)
+    }
+
+    fn value_as<'py>(
+        &self,
+        py: Python<'py>,
+        entry: &Entry,
+        tp: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match tp.filter(|t| !t.is_none()) {
+            Some(tp) => {
+                self.place
+                    .doc
+                    .decode_as(py, entry.value.pos, self.place.header.depth + 1, tp)
+            }
+            None => self.value(py, entry),
+        }
+    }
+
+    pub fn decode_whole<'py>(
+        &self,
+        py: Python<'py>,
+        tp: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (doc, header) = (&self.place.doc, &self.place.header);
+        match tp.filter(|t| !t.is_none()) {
+            Some(tp) => doc.decode_as(py, header.start, header.depth, tp),
+            None => match self.place.node {
+                Some(_) => doc.decode_typed(py, header.start, header.depth, self.place.node),
+                None => doc.decode(py, header.start, header.depth),
+            },
+        }
+    }
+}
+
+#[pymethods]
+impl MapView {
+    fn __len__(&self) -> usize {
+        self.place.header.len
+    }
+
+    fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        match self.lookup(key)? {
+            Some(entry) => self.value(key.py(), &entry),
+            None => Err(PyKeyError::new_err(key.clone().unbind())),
+        }
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.lookup(key)?.is_some())
+    }
+
+    /// The value of `key` (decoded into `type` when given), or `default`.
+    #[pyo3(signature = (key, default=None, *, r#type=None))]
+    fn get<'py>(
+        &self,
+        key: &Bound<'py, PyAny>,
+        default: Option<Bound<'py, PyAny>>,
+        r#type: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = key.py();
+        match self.lookup(key)? {
+            Some(entry) => self.value_as(py, &entry, r#type),
+            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
+        }
+    }
+
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let keys = self
+            .all()?
+            .iter()
+            .map(|e| self.key(py, e))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, keys)
+    }
+
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let values = self
+            .all()?
+            .iter()
+            .map(|e| self.value(py, e))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, values)
+    }
+
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self
+            .all()?
+            .iter()
+            .map(|e| PyTuple::new(py, [self.key(py, e)?, self.value(py, e)?]))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.keys(py)?.try_iter().map(Bound::into_any)
+    }
+
+    /// The whole map, decoded as `unpackb` decodes it (into `type` when given).
+    #[pyo3(signature = (*, r#type=None))]
+    fn to_python<'py>(
+        &self,
+        py: Python<'py>,
+        r#type: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.decode_whole(py, r#type)
+    }
+
+    fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<bool> {
+        let other = plain(py, other)?;
+        self.decode_whole(py, None)?.eq(other)
+    }
+
+    fn __repr__(&self) -> String {
+        let h = &self.place.header;
+        format!("<MapView of {} entries at byte {}>", h.len, h.start)
+    }
+
+    /// The map's MessagePack bytes, read-only: `bytes(view)`, `unpackb(view)`.
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut pyo3::ffi::Py_buffer,
+        flags: std::os::raw::c_int,
+    ) -> PyResult<()> {
+        let this = slf.get();
+        let (header, opts) = (this.place.header, this.place.doc.opts());
+        let end = this.with_scan(|scan, input| scan.end(input, &header, opts))?;
+        let bytes = this
+            .place
+            .doc
+            .data()
+            .get(header.start..end)
+            .unwrap_or_default();
+        // SAFETY: the view holds the document, which holds the bytes unchanged.
+        unsafe { export(slf.as_any(), view, bytes, flags) }
+    }
+}
+
+/// `other` as a plain value: a view decoded whole, anything else as it is.
+pub fn plain<'py>(py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(map) = other.cast::<MapView>() {
+        return map.get().decode_whole(py, None);
+    }
+    if let Ok(array) = other.cast::<ArrayView>() {
+        return array.get().decode_whole(py, None);
+    }
+    Ok(other.clone())
+}

@@ -1,0 +1,140 @@
+//! Lazy views: `fastmsgpack.View(data)` reads MessagePack where it lies and builds Python objects
+//! only for what is read.
+//!
+//! A map is seen as a [`MapView`], an array as an [`ArrayView`]; any other value is decoded
+//! when it is read, by the decoder `unpackb` uses, with the view's options. A container's items
+//! are found on first access by passing over them with the skip grammar (`de::skip`), and their
+//! offsets are kept in a table the [`doc::Doc`] shares between every view of that container.
+
+mod array;
+mod doc;
+mod map;
+mod scan;
+mod typed;
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+
+pub use array::ArrayView;
+use doc::Doc;
+pub use map::MapView;
+use scan::{At, Header};
+
+use crate::de::token;
+use crate::de::DeError;
+use crate::ffi;
+use crate::opt::{self, Opt};
+
+/// Where a view is: its document, its container's header, and the node of the type it is read
+/// as (`View(data, type=T)`), if any.
+#[derive(Clone)]
+pub struct Place {
+    doc: Arc<Doc>,
+    header: Header,
+    node: Option<usize>,
+}
+
+/// The item at `offset`, nested `depth` deep and read as `node` of the document's type: a view
+/// for a map or array, else the value decoded (as `unpackb` would, or as the type says).
+pub fn item<'py>(
+    py: Python<'py>,
+    doc: &Arc<Doc>,
+    at: At,
+    depth: u32,
+    node: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let offset = at.pos;
+    let data = doc.data();
+    let container = data
+        .get(offset)
+        .is_some_and(|&m| token::is_container_marker(m));
+    if let Some(n) = node {
+        if !doc.navigable(py, n) {
+            return doc.decode_typed(py, offset, depth, Some(n));
+        }
+    }
+    if !container {
+        return match node {
+            Some(_) => doc.decode_typed(py, offset, depth, node),
+            None => doc.decode(py, offset, depth),
+        };
+    }
+    let span = doc.input().span_at(offset, at.span);
+    let Some((header, is_map)) =
+        Header::read(data, offset, depth, span).map_err(DeError::into_pyerr)?
+    else {
+        return doc.decode(py, offset, depth);
+    };
+    if is_map && doc.opts() & opt::NUMPY_RAW != 0 && numpy_layout(data, &header) {
+        return doc.decode(py, offset, depth);
+    }
+    let place = Place {
+        doc: doc.clone(),
+        header,
+        node,
+    };
+    if is_map {
+        MapView::new(place).into_bound_py_any(py)
+    } else {
+        ArrayView::new(place).into_bound_py_any(py)
+    }
+}
+
+/// Whether the map is in msgpack-numpy's layout, which `OPT_NUMPY_RAW` reads as an array.
+fn numpy_layout(data: &[u8], header: &Header) -> bool {
+    (header.len == 3 || header.len == 5) && token::starts_with_bin8(data, header.body, b"nd")
+}
+
+/// `View(data, option=None, ext_hook=None, type=None, dec_hook=None, validate=True)`: a view of
+/// the one object `data` holds, or that object itself when it is neither a map nor an array.
+#[pyfunction]
+#[pyo3(signature = (data, /, *, option=None, ext_hook=None, r#type=None, dec_hook=None, validate=true))]
+pub fn _view<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    option: Option<&Bound<'py, PyAny>>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    r#type: Option<&Bound<'py, PyAny>>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
+    validate: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    // Bins are bytes: a memoryview into the view's input (OPT_BIN_MEMORYVIEW) is not offered.
+    let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
+    let opts: Opt = opt::parse_for_reading(option, mask, "View")?;
+    let ext_hook = ext_hook.filter(|h| !h.is_none());
+    let dec_hook = dec_hook.filter(|h| !h.is_none());
+    let tp = r#type.filter(|t| !t.is_none());
+    let doc = Arc::new(Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?);
+    let bytes = doc.data();
+    if bytes.is_empty() {
+        return Err(DeError::input(crate::de::Kind::Empty, 0).into_pyerr());
+    }
+    let root = doc.root_node(py);
+    let value = item(py, &doc, At { pos: 0, span: 0 }, 0, root)?;
+    let is_view = value.is_instance_of::<MapView>() || value.is_instance_of::<ArrayView>();
+    if !validate && !is_view {
+        // Decoded whole, as `unpackb` decodes it: nothing may follow it.
+        let end = scan::end_of(bytes, 0, 0).map_err(DeError::into_pyerr)?;
+        if end != bytes.len() {
+            let extra = bytes.len() - end;
+            return Err(DeError::input(crate::de::Kind::Trailing { extra }, end).into_pyerr());
+        }
+    }
+    Ok(value)
+}
+
+/// Exports `bytes` of the document that `owner` (a view) keeps alive, read-only.
+///
+/// # Safety
+/// As [`ffi::fill_readonly`].
+unsafe fn export(
+    owner: &Bound<'_, PyAny>,
+    view: *mut pyo3::ffi::Py_buffer,
+    bytes: &[u8],
+    flags: std::os::raw::c_int,
+) -> PyResult<()> {
+    // SAFETY: forwarded; the view holds the document, which holds the bytes.
+    unsafe { ffi::fill_readonly(view, owner.as_ptr(), bytes, flags) }
+}

@@ -1,0 +1,385 @@
+//! Where the items of a viewed container start, found on demand with the skip grammar and kept:
+//! each item is passed over once, however many times it is read.
+//!
+//! When the document was checked at creation, the check also noted where each container starts
+//! and ends ([`Spans`]), so that passing over a nested container is one look-up instead of a
+//! walk. Without it (`validate=False`) each item is walked with `de::skip`.
+//!
+//! Everything here is plain Rust over the input bytes (no Python object, no call into Python),
+//! so a table's lock is never held while Python code runs. Every read is bounds-checked by the
+//! [`Reader`]; an error leaves the table as it was, and the next access meets it again.
+
+use std::collections::HashMap;
+
+use crate::de::reader::Reader;
+use crate::de::skip::{self, Record};
+use crate::de::token::{self, Token};
+use crate::de::{DeError, Kind};
+use crate::opt::{self, Opt};
+
+/// A container, as the check at creation found it.
+#[derive(Clone, Copy)]
+pub struct Span {
+    start: usize,
+    end: usize,
+    /// The index of the first span after this container's own nested ones.
+    after: usize,
+}
+
+/// Every container of a checked document, in the order of their headers.
+#[derive(Default)]
+pub struct Spans {
+    spans: Vec<Span>,
+    open: Vec<usize>,
+}
+
+impl Record for Spans {
+    #[inline(always)]
+    fn open(&mut self, start: usize) {
+        self.open.push(self.spans.len());
+        self.spans.push(Span {
+            start,
+            end: start,
+            after: 0,
+        });
+    }
+
+    #[inline(always)]
+    fn close(&mut self, end: usize) {
+        let after = self.spans.len();
+        if let Some(span) = self.open.pop().and_then(|i| self.spans.get_mut(i)) {
+            span.end = end;
+            span.after = after;
+        }
+    }
+}
+
+impl Spans {
+    /// The spans of `data`, checked as `Fragment` checks its contents.
+    pub fn check(data: &[u8]) -> Result<Spans, DeError> {
+        let mut spans = Spans::default();
+        skip::check_one_with(data, &mut spans)?;
+        spans.open = Vec::new();
+        spans.spans.shrink_to_fit();
+        Ok(spans)
+    }
+
+    pub fn as_slice(&self) -> &[Span] {
+        &self.spans
+    }
+}
+
+/// The bytes being read, with the spans of their containers when they were checked.
+#[derive(Clone, Copy)]
+pub struct Input<'a> {
+    pub data: &'a [u8],
+    pub spans: &'a [Span],
+}
+
+/// No span is known for the item (not checked, or the spans did not match).
+const NO_SPAN: usize = usize::MAX;
+
+impl Input<'_> {
+    /// Where the item at `pos`, an item of a container at `depth`, ends, and the index of the
+    /// first span at or after that end. `span` is the index of the first span at or after `pos`.
+    #[inline(always)]
+    fn skip(&self, pos: usize, span: usize, depth: u32) -> Result<(usize, usize), DeError> {
+        // An int, float, nil, bool or fixext: its length from the marker alone.
+        if let Some(&marker) = self.data.get(pos) {
+            let fixed = token::FIXED_LEN[marker as usize] as usize;
+            if fixed != 0 && fixed <= self.data.len() - pos {
+                return Ok((pos + fixed, span));
+            }
+        }
+        if let Some(found) = self.spans.get(span) {
+            if found.start == pos {
+                return Ok((found.end, found.after));
+            }
+            if !self
+                .data
+                .get(pos)
+                .is_some_and(|&m| token::is_container_marker(m))
+            {
+                return Ok((end_of(self.data, pos, depth + 1)?, span));
+            }
+        }
+        Ok((end_of(self.data, pos, depth + 1)?, NO_SPAN))
+    }
+
+    /// The span of a container whose header is at `pos`, if `span` is it.
+    pub fn span_at(&self, pos: usize, span: usize) -> Option<usize> {
+        self.spans
+            .get(span)
+            .is_some_and(|s| s.start == pos)
+            .then_some(span)
+    }
+}
+
+/// A map or array header in the input.
+#[derive(Clone, Copy)]
+pub struct Header {
+    /// Offset of the header's first byte.
+    pub start: usize,
+    /// Offset of the first item.
+    pub body: usize,
+    /// Items (an array) or entries (a map) the header declares.
+    pub len: usize,
+    /// The container's nesting (0 for the outermost object).
+    pub depth: u32,
+    /// The index of the container's span, if known.
+    pub span: Option<usize>,
+}
+
+impl Header {
+    /// The container header at `start`, checked as the decoder checks it before building
+    /// anything: within the nesting limit, and no more items than bytes left (each item takes
+    /// at least one). `None` when the item there is not a container.
+    pub fn read(
+        data: &[u8],
+        start: usize,
+        depth: u32,
+        span: Option<usize>,
+    ) -> Result<Option<(Header, bool)>, DeError> {
+        let mut r = Reader::new(data);
+        r.pos = start;
+        let (len, per, is_map, what) = match token::next(&mut r, "value")? {
+            Token::Array(n) => (n, 1, false, "array"),
+            Token::Map(n) => (n, 2, true, "map"),
+            _ => return Ok(None),
+        };
+        r.container(len, per, what, depth, start)?;
+        let header = Header {
+            start,
+            body: r.pos,
+            len,
+            depth,
+            span,
+        };
+        Ok(Some((header, is_map)))
+    }
+
+    /// The index of the first span at or after the first item.
+    fn first_span(&self) -> usize {
+        self.span.map_or(NO_SPAN, |s| s + 1)
+    }
+}
+
+/// Where the object at `pos`, nested `depth` deep, ends (checked as `de::skip` checks it).
+pub fn end_of(data: &[u8], pos: usize, depth: u32) -> Result<usize, DeError> {
+    let mut r = Reader::new(data);
+    r.pos = pos;
+    skip::skip_value(&mut r, depth)?;
+    Ok(r.pos)
+}
+
+/// Where an item starts, and the index of the first span at or after it.
+#[derive(Clone, Copy)]
+pub struct At {
+    pub pos: usize,
+    pub span: usize,
+}
+
+/// An array's items, found as far as they have been asked for. Finding item `i` passes over
+/// the items before it, not over item `i` itself.
+pub struct ArrayScan {
+    starts: Vec<At>,
+    /// Where the array ends, once found.
+    end: Option<usize>,
+}
+
+impl ArrayScan {
+    pub fn new() -> ArrayScan {
+        ArrayScan {
+            starts: Vec::new(),
+            end: None,
+        }
+    }
+
+    /// Where item `i` (less than the header's length) starts.
+    pub fn item(&mut self, input: Input<'_>, header: &Header, i: usize) -> Result<At, DeError> {
+        if i >= header.len {
+            return Err(DeError::input(Kind::Empty, header.start));
+        }
+        let first = At {
+            pos: header.body,
+            span: header.first_span(),
+        };
+        if self.starts.is_empty() {
+            self.starts.push(first);
+        }
+        while self.starts.len() <= i {
+            let last = self.starts.last().copied().unwrap_or(first);
+            let (pos, span) = input.skip(last.pos, last.span, header.depth)?;
+            self.starts.push(At { pos, span });
+        }
+        Ok(self.starts.get(i).copied().unwrap_or(first))
+    }
+
+    /// Where the array ends (every item found).
+    pub fn end(&mut self, input: Input<'_>, header: &Header) -> Result<usize, DeError> {
+        if let Some(end) = self.end {
+            return Ok(end);
+        }
+        let end = match header.len {
+            0 => header.body,
+            n => {
+                let last = self.item(input, header, n - 1)?;
+                input.skip(last.pos, last.span, header.depth)?.0
+            }
+        };
+        self.end = Some(end);
+        Ok(end)
+    }
+}
+
+/// One entry of a map: where its key and value start, and a str key's UTF-8 bytes.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    pub key: usize,
+    pub value: At,
+    /// The key's bytes (`start..end`) when it is a str; `None` for another type, which only
+    /// `OPT_NON_STR_KEYS` allows and which is compared as a Python object.
+    pub text: Option<(usize, usize)>,
+}
+
+/// Maps of more entries than this get a hash index once every entry is found.
+const INDEX_MIN_ENTRIES: usize = 16;
+
+/// A map's entries, found as far as they have been asked for.
+pub struct MapScan {
+    entries: Vec<Entry>,
+    /// Where the first entry not yet found starts, once known (the last entry's value is only
+    /// passed over when the entry after it is asked for).
+    next: Option<At>,
+    /// A str key's first entry, made once the whole map is found and it is large.
+    index: Option<HashMap<Box<[u8]>, usize>>,
+}
+
+impl MapScan {
+    pub fn new(header: &Header) -> MapScan {
+        MapScan {
+            entries: Vec::new(),
+            next: Some(At {
+                pos: header.body,
+                span: header.first_span(),
+            }),
+            index: None,
+        }
+    }
+
+    fn complete(&self, header: &Header) -> bool {
+        self.entries.len() >= header.len
+    }
+
+    /// Finds one more entry; its key is checked as the decoder checks a key (valid UTF-8, or
+    /// another type only with `OPT_NON_STR_KEYS`, never a map).
+    fn scan_one(&mut self, input: Input<'_>, header: &Header, opts: Opt) -> Result<Entry, DeError> {
+        let at = self.next_key(input, header)?;
+        let key = at.pos;
+        let mut r = Reader::new(input.data);
+        r.pos = key;
+        let (text, value) = match token::next_key(&mut r)? {
+            Ok(bytes) => {
+                if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
+                    return Err(DeError::input(Kind::InvalidUtf8, key));
+                }
+                let value = At {
+                    pos: r.pos,
+                    span: at.span,
+                };
+                (Some((r.pos - bytes.len(), r.pos)), value)
+            }
+            Err(other) => {
+                if opts & opt::NON_STR_KEYS == 0 {
+                    let found = other.type_name();
+                    return Err(DeError::input(Kind::KeyNotStr { found }, key));
+                }
+                if let Token::Map(_) = other {
+                    return Err(DeError::input(Kind::MapAsKey, key));
+                }
+                let (pos, span) = input.skip(key, at.span, header.depth)?;
+                (None, At { pos, span })
+            }
+        };
+        let entry = Entry { key, value, text };
+        self.entries.push(entry);
+        self.next = None;
+        Ok(entry)
+    }
+
+    /// Where the first entry not yet found starts.
+    fn next_key(&mut self, input: Input<'_>, header: &Header) -> Result<At, DeError> {
+        if let Some(next) = self.next {
+            return Ok(next);
+        }
+        let next = match self.entries.last() {
+            Some(last) => {
+                let (pos, span) = input.skip(last.value.pos, last.value.span, header.depth)?;
+                At { pos, span }
+            }
+            None => At {
+                pos: header.body,
+                span: header.first_span(),
+            },
+        };
+        self.next = Some(next);
+        Ok(next)
+    }
+
+    /// Finds every entry.
+    pub fn all(
+        &mut self,
+        input: Input<'_>,
+        header: &Header,
+        opts: Opt,
+    ) -> Result<&[Entry], DeError> {
+        while !self.complete(header) {
+            self.scan_one(input, header, opts)?;
+        }
+        Ok(&self.entries)
+    }
+
+    /// Where the map ends (every entry found).
+    pub fn end(&mut self, input: Input<'_>, header: &Header, opts: Opt) -> Result<usize, DeError> {
+        self.all(input, header, opts)?;
+        if header.len == 0 {
+            return Ok(header.body);
+        }
+        Ok(self.next_key(input, header)?.pos)
+    }
+
+    /// The first entry whose key is the str of UTF-8 bytes `key`, reading no further into the
+    /// map than that entry.
+    pub fn find_str(
+        &mut self,
+        input: Input<'_>,
+        header: &Header,
+        opts: Opt,
+        key: &[u8],
+    ) -> Result<Option<Entry>, DeError> {
+        let data = input.data;
+        if let Some(index) = &self.index {
+            return Ok(index.get(key).and_then(|&i| self.entries.get(i)).copied());
+        }
+        let matches = |e: &Entry| e.text.is_some_and(|(s, t)| data.get(s..t) == Some(key));
+        if let Some(found) = self.entries.iter().find(|e| matches(e)) {
+            return Ok(Some(*found));
+        }
+        while !self.complete(header) {
+            let entry = self.scan_one(input, header, opts)?;
+            if matches(&entry) {
+                return Ok(Some(entry));
+            }
+        }
+        if self.entries.len() > INDEX_MIN_ENTRIES {
+            let mut index = HashMap::with_capacity(self.entries.len());
+            for (i, e) in self.entries.iter().enumerate() {
+                if let Some(text) = e.text.and_then(|(s, t)| data.get(s..t)) {
+                    index.entry(Box::from(text)).or_insert(i);
+                }
+            }
+            self.index = Some(index);
+        }
+        Ok(None)
+    }
+}

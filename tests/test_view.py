@@ -1,0 +1,300 @@
+"""fastmsgpack.View: lazy, read-only views of MessagePack (doc/views.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import mmap
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fastmsgpack
+from fastmsgpack import (
+    OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_NON_STR_KEYS,
+    ArrayView,
+    MapView,
+    MsgpackDecodeError,
+    ValidationError,
+    View,
+    packb,
+    unpackb,
+)
+
+ROUTE: dict[str, Any] = {
+    "id": 4242,
+    "name": "north loop",
+    "values": [0.5, 1.25, -3.0],
+    "children": [{"id": i, "name": f"stop-{i}", "point": [i / 2, -i / 4]} for i in range(50)],
+    "meta": {"tags": ["a", "b"], "ok": True, "none": None, "blob": b"\x00\x01"},
+}
+PACKED = packb(ROUTE)
+
+
+def walk(value: Any) -> Any:
+    if isinstance(value, MapView):
+        return {k: walk(v) for k, v in value.items()}
+    if isinstance(value, ArrayView):
+        return [walk(v) for v in value]
+    return value
+
+
+def test_map_reads_as_a_mapping() -> None:
+    view = View(PACKED)
+    assert isinstance(view, MapView)
+    assert isinstance(view, Mapping)
+    assert isinstance(view, View)
+    assert len(view) == 5
+    assert view["id"] == 4242
+    assert view["name"] == "north loop"
+    assert "meta" in view
+    assert "missing" not in view
+    assert view.get("missing") is None
+    assert view.get("missing", 7) == 7
+    assert view.get("id") == 4242
+    assert list(view) == list(ROUTE)
+    assert view.keys() == list(ROUTE)
+    assert [walk(v) for v in view.values()] == list(ROUTE.values())
+    assert [(k, walk(v)) for k, v in view.items()] == list(ROUTE.items())
+    assert dict(view)["id"] == 4242
+    with pytest.raises(KeyError) as info:
+        view["missing"]
+    assert info.value.args == ("missing",)
+    assert view.get(1) is None
+
+
+def test_array_reads_as_a_sequence() -> None:
+    children = View(PACKED)["children"]
+    assert isinstance(children, ArrayView)
+    assert isinstance(children, Sequence)
+    assert len(children) == 50
+    assert children[3]["name"] == "stop-3"
+    assert children[-1]["id"] == 49
+    assert children[-50]["id"] == 0
+    assert [c["id"] for c in children[10:20:3]] == [10, 13, 16, 19]
+    assert [c["id"] for c in children[::-1]][:3] == [49, 48, 47]
+    assert children[60:] == []
+    assert [c["id"] for c in children] == list(range(50))
+    assert ROUTE["children"][7] in children
+    assert {"id": -1} not in children
+    assert children.get(100) is None
+    assert children.get(-1)["id"] == 49
+    with pytest.raises(IndexError):
+        children[50]
+    with pytest.raises(IndexError):
+        children[-51]
+    with pytest.raises(TypeError, match="integers or slices"):
+        children["0"]
+    values = View(PACKED)["values"]
+    assert 1.25 in values
+    assert list(values) == [0.5, 1.25, -3.0]
+
+
+def test_equality_and_to_python() -> None:
+    view = View(PACKED)
+    assert view == ROUTE
+    assert view != {**ROUTE, "id": 1}
+    assert view["children"] == ROUTE["children"]
+    assert view["children"][4] == ROUTE["children"][4]
+    assert view == View(PACKED)
+    assert view.to_python() == ROUTE
+    assert view["meta"].to_python() == ROUTE["meta"]
+    assert walk(view) == ROUTE
+
+
+def test_buffer_gives_the_subtree_bytes() -> None:
+    view = View(PACKED)
+    assert bytes(view) == PACKED
+    assert bytes(view["meta"]) == packb(ROUTE["meta"])
+    assert unpackb(view["children"]) == ROUTE["children"]
+    assert unpackb(memoryview(view["children"][5])) == ROUTE["children"][5]
+    assert memoryview(view).readonly
+    with pytest.raises(TypeError, match="read-only"):
+        memoryview(view)[0:1] = b"x"
+
+
+def test_scalars_decode_as_unpackb_does() -> None:
+    stamp = datetime.datetime(2024, 5, 1, 12, 0, tzinfo=datetime.timezone.utc)
+    data = packb(
+        {"when": stamp, "ext": fastmsgpack.Ext(5, b"xyz"), "big": 2**64 - 1, "neg": -(2**63)},
+        option=fastmsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT,
+    )
+    plain = View(data)
+    assert plain["big"] == 2**64 - 1
+    assert plain["neg"] == -(2**63)
+    assert plain["when"] == unpackb(data)["when"]
+    assert plain["ext"] == fastmsgpack.Ext(5, b"xyz")
+    timed = View(data, option=OPT_DATETIME_AS_TIMESTAMP_EXT)
+    assert timed["when"] == stamp
+    hooked = View(data, ext_hook=lambda tag, raw: (tag, raw))
+    assert hooked["ext"] == (5, b"xyz")
+    assert hooked == unpackb(data, ext_hook=lambda tag, raw: (tag, raw))
+    # A scalar document is decoded at once.
+    assert View(packb("text")) == "text"
+    assert View(packb(None)) is None
+
+
+def test_keys_follow_the_options() -> None:
+    data = packb({1: "one", (2, 3): "pair", "s": "str"}, option=OPT_NON_STR_KEYS)
+    view = View(data, option=OPT_NON_STR_KEYS)
+    assert view[1] == "one"
+    assert view[(2, 3)] == "pair"
+    assert view["s"] == "str"
+    assert view.keys() == [1, (2, 3), "s"]
+    assert 4 not in view
+    with pytest.raises(TypeError):
+        view[[1]]  # unhashable, as for a dict
+    strict = View(data)
+    expected = str(pytest.raises(MsgpackDecodeError, unpackb, data).value)
+    with pytest.raises(MsgpackDecodeError) as info:
+        strict["s"]
+    assert str(info.value) == expected
+
+
+def test_repeated_keys() -> None:
+    data = b"\x82\xa1a\x01\xa1a\x02"
+    view = View(data)
+    assert view["a"] == 1  # the first entry: a view reads no further than it must
+    assert view.to_python() == unpackb(data) == {"a": 2}
+    assert walk(view) == unpackb(data)
+    assert len(view) == 2  # entries as stored
+
+
+def test_inputs(tmp_path: Path) -> None:
+    assert View(bytearray(PACKED)) == ROUTE
+    assert View(memoryview(PACKED)) == ROUTE
+    assert View(memoryview(b"xx" + PACKED)[2:]) == ROUTE
+    path = tmp_path / "route.msgpack"
+    path.write_bytes(PACKED)
+    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        view = View(m)
+        assert view["children"][9]["name"] == "stop-9"
+        # The view holds an export: the mapping cannot be closed under it.
+        with pytest.raises(BufferError):
+            m.close()
+        del view
+    with pytest.raises(TypeError, match="View\\(\\) argument must be bytes"):
+        View("text")  # type: ignore[arg-type]
+
+
+def test_bytearray_changed_after_creation() -> None:
+    data = bytearray(PACKED)
+    view = View(data)
+    children = view["children"]
+    data.clear()
+    data.extend(b"\xc1" * 10)
+    assert children[49]["name"] == "stop-49"
+    assert view == ROUTE
+
+
+def test_validation_at_creation() -> None:
+    for bad in (PACKED[:-1], PACKED + b"\x00", b"", b"\x91\xc1", b"\x81\xa1a\xd9\x05ab"):
+        expected = pytest.raises(MsgpackDecodeError, unpackb, bad).value
+        with pytest.raises(MsgpackDecodeError) as info:
+            View(bad)
+        assert "at byte offset" in str(info.value)
+        assert type(expected) is type(info.value)
+
+
+def test_lazy_errors_surface_at_access() -> None:
+    truncated = PACKED[: PACKED.index(b"stop-30")]
+    view = View(truncated, validate=False)
+    assert view["id"] == 4242
+    children = view["children"]
+    assert children[29]["name"] == "stop-29"
+    assert children[30]["id"] == 30
+    for _ in range(2):  # the same error each time: nothing half-recorded
+        with pytest.raises(MsgpackDecodeError, match="truncated"):
+            children[30]["name"]
+    with pytest.raises(MsgpackDecodeError):
+        view["meta"]
+    with pytest.raises(MsgpackDecodeError):
+        view.to_python()
+    with pytest.raises(MsgpackDecodeError):
+        bytes(children)
+    with pytest.raises(MsgpackDecodeError, match="trailing"):
+        View(packb(1) + b"\x00", validate=False)
+
+
+def test_nesting_limit() -> None:
+    deep = b"\x91" * 1100 + b"\x00"
+    expected = str(pytest.raises(MsgpackDecodeError, unpackb, deep).value)
+    with pytest.raises(MsgpackDecodeError) as info:
+        View(deep)
+    assert str(info.value) == expected
+    view = View(deep, validate=False)
+    with pytest.raises(MsgpackDecodeError, match="nested deeper"):
+        for _ in range(1100):
+            view = view[0]
+
+
+@dataclasses.dataclass
+class Stop:
+    id: int
+    name: str
+    point: list[float]
+
+
+@dataclasses.dataclass
+class Route:
+    id: int
+    name: str
+    values: list[float]
+    children: list[Stop]
+    meta: dict[str, Any]
+
+
+def test_typed_reads() -> None:
+    view = View(PACKED, type=Route)
+    assert isinstance(view, MapView)
+    children = view["children"]
+    assert isinstance(children, ArrayView)
+    stop = children[12]
+    assert stop == Stop(12, "stop-12", [6.0, -3.0])
+    assert view["id"] == 4242
+    assert view["meta"]["tags"][1] == "b"
+    assert view.to_python() == unpackb(PACKED, type=Route)
+    plain = View(PACKED)
+    assert plain["children"].get(3, type=Stop) == Stop(3, "stop-3", [1.5, -0.75])
+    assert plain.get("children", type=list[Stop])[0] == Stop(0, "stop-0", [0.0, -0.0])
+    assert plain["children"][2].to_python(type=Stop) == Stop(2, "stop-2", [1.0, -0.5])
+    with pytest.raises(ValidationError):
+        plain.get("name", type=int)
+    wrong = packb({**ROUTE, "id": "not an int"})
+    assert View(wrong, type=Route)["name"] == "north loop"
+    with pytest.raises(ValidationError):
+        View(wrong, type=Route)["id"]
+
+
+def test_threads_share_the_tables() -> None:
+    data = packb({"items": [{"n": i, "s": str(i)} for i in range(2000)]})
+    view = View(data)
+    errors: list[BaseException] = []
+
+    def read(start: int) -> None:
+        try:
+            items = view["items"]
+            for i in range(start, 2000, 7):
+                assert items[i]["n"] == i
+                assert items[i]["s"] == str(i)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read, args=(k,)) for k in range(7)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_views_keep_the_document_alive() -> None:
+    data = bytes(PACKED)
+    inner = View(data)["children"][3]
+    del data
+    assert inner["point"] == [1.5, -0.75]
+    assert repr(inner).startswith("<MapView of 3 entries at byte ")
