@@ -46,8 +46,8 @@ from fastmsgpack._fastmsgpack import (
     unpack,
     unpackb,
 )
-from fastmsgpack.aio import AsyncUnpacker
 from fastmsgpack._view import View
+from fastmsgpack.aio import AsyncUnpacker
 
 __all__ = [
     "BUFFER_EXT_TYPE",
