@@ -1165,7 +1165,7 @@ def check_msgpack(case: Case, ours: Outcome) -> None:
     if case.hook_mode is HookMode.UNHASHABLE and isinstance(error.__cause__, TypeError):
         return  # the same, and the hook's list was a map key
     if message.startswith("out-of-band buffer:"):
-        return  # extension type 98 is a reference to an out-of-band buffer
+        return  # extension type -113 is a reference to an out-of-band buffer
     if case.option & OPT_NUMPY_RAW:
         offset = error_offset(error)
         if offset is not None and any(start <= offset < end for start, end in raw_maps(case.data)):

@@ -69,7 +69,8 @@ unsafe fn packb_fast(
         pyo3::intern!(py, "registry"),
     ];
     let [kw_default, kw_option, callback, threshold, registry] =
-        call.keywords(py, "packb", names)?;
+        // `default` and `option` may also come by position, after `obj`.
+        call.keywords(py, "packb", names, call.positional_count().saturating_sub(1))?;
     let default = one_of(default, kw_default, "default")?;
     let option = one_of(option, kw_option, "option")?;
     let opts = opt::parse_for_packing(option.as_deref(), "packb")?;
@@ -181,7 +182,7 @@ unsafe fn unpackb_fast(
         pyo3::intern!(py, "registry"),
     ];
     let [ext_hook, option, tp, dec_hook, buffers, registry] =
-        call.keywords(py, "unpackb", names)?;
+        call.keywords(py, "unpackb", names, 0)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
     let registry = registry::table_of(registry.as_deref())?;
     let what = "unpackb() argument";

@@ -12,8 +12,10 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyType};
 
-/// The extension type of an out-of-band reference (`"b"`).
-pub const TAG: i8 = 98;
+/// The extension type of an out-of-band reference: in the range MessagePack keeps for itself,
+/// next to the exact types (`crate::exact`), so that no application's own code (0 to 127) is
+/// ever read as a reference.
+pub const TAG: i8 = -113;
 
 /// The payload length of a reference.
 pub const REF_LEN: usize = 16;

@@ -96,6 +96,16 @@ def test_packb_argument_passing() -> None:
     for call in calls:
         with pytest.raises(TypeError):
             call()
+    # An argument given both by position and by keyword is refused, as Python refuses it, even
+    # when one of the two is None.
+    twice: list[tuple[Callable[[], object], str]] = [
+        (lambda: fastmsgpack.packb([1], None, default=str), "default"),  # type: ignore[misc]
+        (lambda: fastmsgpack.packb([1], str, default=None), "default"),  # type: ignore[misc]
+        (lambda: fastmsgpack.packb([1], None, None, option=0), "option"),  # type: ignore[misc]
+    ]
+    for call, name in twice:
+        with pytest.raises(TypeError, match=f"multiple values for argument '{name}'"):
+            call()
 
 
 def test_unpackb_argument_passing() -> None:

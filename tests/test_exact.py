@@ -200,13 +200,24 @@ def test_reader_without_the_option_sees_ext() -> None:
 
 
 def test_unknown_codes_stay_ext() -> None:
-    for code in (-115, -114, -113, -2, -112, 5):
+    for code in (-115, -114, -2, -112, 5):
         data = fastmsgpack.packb(Ext(code, b"xyz"))
         assert fastmsgpack.unpackb(data, option=OPT_EXACT) == Ext(code, b"xyz")
     hooked = fastmsgpack.unpackb(
         fastmsgpack.packb(Ext(-115, b"q")), option=OPT_EXACT, ext_hook=lambda c, d: (c, d)
     )
     assert hooked == (-115, b"q")
+
+
+def test_the_out_of_band_reference_code_is_no_application_code() -> None:
+    # -113 is the out-of-band buffer reference: without buffers it is refused, with or without
+    # OPT_EXACT, while every application code (0 to 127) still reads as Ext.
+    assert fastmsgpack.BUFFER_EXT_TYPE == -113
+    for option in (None, OPT_EXACT):
+        with pytest.raises(fastmsgpack.MsgpackDecodeError, match="no buffers were given"):
+            fastmsgpack.unpackb(fastmsgpack.packb(Ext(-113, bytes(16))), option=option)
+    for code in (0, 98, 99, 100, 127):
+        assert fastmsgpack.unpackb(fastmsgpack.packb(Ext(code, b"x"))) == Ext(code, b"x")
 
 
 def test_subclasses_are_packed_as_without_the_option() -> None:

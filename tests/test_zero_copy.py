@@ -33,7 +33,7 @@ def pack_out_of_band(obj: Any, **kwargs: Any) -> tuple[bytes, list[pickle.Pickle
 
 
 def reference(index: int, length: int) -> bytes:
-    return b"\xd8" + bytes([BUFFER_EXT_TYPE]) + struct.pack(">QQ", index, length)
+    return b"\xd8" + bytes([BUFFER_EXT_TYPE & 0xFF]) + struct.pack(">QQ", index, length)
 
 
 def arrays() -> dict[str, np.ndarray]:
@@ -225,8 +225,8 @@ def test_a_buffers_iterable_that_raises() -> None:
         (b"\x92" + reference(1, 4) + reference(0, 4), "reference to buffer 1 where buffer 0"),
         (b"\x92" + reference(0, 4) + reference(0, 4), "reference to buffer 0 where buffer 1"),
         (b"\x91" + reference(2**64 - 1, 4), "reference to buffer 18446744073709551615"),
-        (b"\xd7\x62" + bytes(8), "payload is 8 bytes, not 16"),
-        (b"\xc7\x11\x62" + bytes(17), "payload is 17 bytes, not 16"),
+        (b"\xd7\x8f" + bytes(8), "payload is 8 bytes, not 16"),
+        (b"\xc7\x11\x8f" + bytes(17), "payload is 17 bytes, not 16"),
         (b"\x91" + reference(0, 2**64 - 1), "buffer 0 holds 4 bytes"),
     ],
 )

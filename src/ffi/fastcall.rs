@@ -32,6 +32,11 @@ impl FastArgs {
         }
     }
 
+    /// How many arguments were given by position.
+    pub fn positional_count(&self) -> usize {
+        self.positional
+    }
+
     /// The one positional argument of `func`, else the `TypeError` Python gives.
     pub fn only_positional<'a, 'py>(
         &'a self,
@@ -69,12 +74,15 @@ impl FastArgs {
     }
 
     /// The keyword arguments, each in the slot of its name in `names` (interned strs), `None`
-    /// when absent or None; a name that is not there is the `TypeError` Python gives.
+    /// when absent or None; a name that is not there is the `TypeError` Python gives. The first
+    /// `filled` names are parameters that positional arguments already gave: naming one of them
+    /// again is the `TypeError` Python gives too.
     pub fn keywords<'a, 'py, const N: usize>(
         &'a self,
         py: Python<'py>,
         func: &str,
         names: [&Bound<'py, PyString>; N],
+        filled: usize,
     ) -> Result<[Option<Borrowed<'a, 'py, PyAny>>; N], PyErr> {
         let mut out = [None; N];
         if self.kwnames.is_null() {
@@ -95,6 +103,9 @@ impl FastArgs {
                         .position(|n| ffi::PyUnicode_Compare(n.as_ptr(), name) == 0)
                 });
                 match slot {
+                    Some(slot) if slot < filled => {
+                        return Err(multiple_values(func, &names[slot].to_string()));
+                    }
                     Some(slot) => {
                         out[slot] =
                             (value != ffi::Py_None()).then(|| Borrowed::from_ptr(py, value));
@@ -108,6 +119,13 @@ impl FastArgs {
         }
         Ok(out)
     }
+}
+
+#[cold]
+fn multiple_values(func: &str, name: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{func}() got multiple values for argument '{name}'"
+    ))
 }
 
 #[cold]
