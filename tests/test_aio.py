@@ -142,10 +142,14 @@ def test_write_waits_for_a_slow_peer() -> None:
         go = peer_may_read()
         received = bytearray()
 
-        async def serve(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> None:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             await go.wait()
             while chunk := await reader.read(1 << 20):
                 received.extend(chunk)
+            # The server's side of the connection is closed too: from Python 3.12 on, leaving
+            # the server's `async with` waits until every connection has been dropped.
+            writer.close()
+            await writer.wait_closed()
 
         _, writer, server = await loopback(serve)
         async with server:
