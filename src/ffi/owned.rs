@@ -19,6 +19,12 @@ impl Owned {
         }
     }
 
+    /// Takes over the reference a `Bound` holds (never null).
+    #[inline(always)]
+    pub fn from_bound(obj: pyo3::Bound<'_, pyo3::PyAny>) -> Owned {
+        Owned(obj.into_ptr())
+    }
+
     /// Takes a new strong reference to a borrowed object.
     ///
     /// # Safety

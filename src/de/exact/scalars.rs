@@ -10,8 +10,7 @@ use crate::exact as code;
 use crate::ffi::{self, Owned};
 
 fn owned(obj: Bound<'_, PyAny>) -> Owned {
-    // SAFETY: `into_ptr` hands over a strong reference to a live object.
-    unsafe { Owned::from_new(obj.into_ptr()) }.unwrap_or_else(|| unreachable!())
+    Owned::from_bound(obj)
 }
 
 /// `int.from_bytes(data, "big", signed=True)`, at most [`code::MAX_BIG_INT_BYTES`] bytes.
