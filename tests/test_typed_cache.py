@@ -13,7 +13,7 @@ import gc
 import threading
 import typing
 import weakref
-from typing import Any, Literal, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple, Optional, TypedDict
 
 import pydantic
 import pytest
@@ -90,6 +90,56 @@ class Tree:
     pair: Pair | None = None
     movie: Movie | None = None
     model: Model | None = None
+
+
+@dataclasses.dataclass
+class Link:
+    value: int
+    next: Optional["Link"] = None  # noqa: UP037, UP045 (the spelling under test)
+
+
+@dataclasses.dataclass
+class Ping:
+    pong: Pong | None
+
+
+@dataclasses.dataclass
+class Pong:
+    ping: Ping | None
+
+
+def test_recursive_and_forward_references() -> None:
+    chain = {"value": 1, "next": {"value": 2, "next": {"value": 3}}}
+    assert unpackb(packb(chain), type=Link) == Link(1, Link(2, Link(3)))
+    with pytest.raises(ValidationError, match=r"at \$\.next\.next\.value"):
+        unpackb(packb({"value": 1, "next": {"value": 2, "next": {"value": "x"}}}), type=Link)
+    back = unpackb(packb({"ping": {"pong": {"ping": None}}}), type=Pong)
+    assert back == Pong(Ping(Pong(None)))
+    assert unpackb(packb([chain]), type=list[Optional[Link]]) == [Link(1, Link(2, Link(3)))]  # noqa: UP045
+
+
+def test_a_type_nested_too_deeply_is_refused_not_a_crash() -> None:
+    tp: Any = int
+    for _ in range(1000):
+        tp = list[tp]
+    with pytest.raises(RecursionError, match="nests too deeply"):
+        unpackb(packb(1), type=tp)
+    # A thread with a small stack works out the deepest type allowed.
+    tp = int
+    for _ in range(120):
+        tp = list[tp]
+    value: Any = 1
+    for _ in range(120):
+        value = [value]
+    results: list[Any] = []
+    old = threading.stack_size(256 * 1024)
+    try:
+        thread = threading.Thread(target=lambda: results.append(unpackb(packb(value), type=tp)))
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old)
+    assert results == [value]
 
 
 def test_decoding_writes_nothing_on_the_classes() -> None:

@@ -12,7 +12,7 @@ use super::env::{class_name, Env};
 use super::plan::{Class, Field, Missing, Named, Node, TypePlan};
 
 /// How deeply types may nest inside one another (classes met again do not count).
-const MAX_DEPTH: u32 = 200;
+const MAX_DEPTH: u32 = 128;
 
 /// The plan for `tp`, worked out now.
 pub(super) fn compile(py: Python<'_>, tp: &Bound<'_, PyAny>) -> PyResult<TypePlan> {
@@ -126,13 +126,7 @@ impl<'py> Builder<'_, 'py> {
             return self.add(&args.get_item(0)?, vars);
         }
         if e.unions.iter().any(|u| u.is(&origin)) {
-            let mut members = Vec::with_capacity(args.len());
-            for arg in args.iter() {
-                members.push(self.add(&arg, vars)?);
-            }
-            let names: Vec<&str> = members.iter().map(|&m| self.name(m)).collect();
-            let name = names.join(" | ");
-            return Ok(self.push(Node::Union(members), name));
+            return self.union(&args, vars);
         }
         if origin.is(&e.literal) {
             return self.literal(&args);
@@ -146,6 +140,18 @@ impl<'py> Builder<'_, 'py> {
         Err(unsupported(tp))
     }
 
+    #[inline(never)]
+    fn union(&mut self, args: &Bound<'py, PyTuple>, vars: Vars<'_, 'py>) -> PyResult<usize> {
+        let mut members = Vec::with_capacity(args.len());
+        for arg in args.iter() {
+            members.push(self.add(&arg, vars)?);
+        }
+        let names: Vec<&str> = members.iter().map(|&m| self.name(m)).collect();
+        let name = names.join(" | ");
+        Ok(self.push(Node::Union(members), name))
+    }
+
+    #[inline(never)]
     fn literal(&mut self, args: &Bound<'py, PyTuple>) -> PyResult<usize> {
         let e = self.e;
         let py = e.py;
@@ -204,7 +210,6 @@ impl<'py> Builder<'_, 'py> {
         vars: Vars<'_, 'py>,
     ) -> PyResult<usize> {
         let e = self.e;
-        let py = e.py;
         let is_in = |group: &[Bound<'py, PyAny>]| group.iter().any(|t| t.is(origin));
         if is_in(&e.lists) {
             let child = self.add(&self.arg(args, 0), vars)?;
@@ -230,41 +235,49 @@ impl<'py> Builder<'_, 'py> {
             return Ok(self.push(Node::Dict(key, value), name));
         }
         if e.containers[1].is(origin) {
-            if args.len() == 2 && args.get_item(1)?.is(py.Ellipsis()) {
-                let child = self.add(&args.get_item(0)?, vars)?;
-                let name = format!("tuple[{}, ...]", self.name(child));
-                return Ok(self.push(Node::VarTuple(child), name));
-            }
-            let mut items = Vec::with_capacity(args.len());
-            // typing.Tuple[()] has the one argument ().
-            let empty = args.len() == 1
-                && args
-                    .get_item(0)?
-                    .cast::<PyTuple>()
-                    .is_ok_and(|t| t.is_empty());
-            if !empty {
-                for arg in args.iter() {
-                    items.push(self.add(&arg, vars)?);
-                }
-            }
-            let names: Vec<&str> = items.iter().map(|&i| self.name(i)).collect();
-            let inner = if names.is_empty() {
-                "()".to_owned()
-            } else {
-                names.join(", ")
-            };
-            let name = format!("tuple[{inner}]");
-            return Ok(self.push(Node::Tuple(items), name));
+            return self.tuple(args, vars);
         }
-        if origin.is(&e.builtins.getattr("type")?) || origin.is(&e.callable) {
+        if origin.is(&e.type_) || origin.is(&e.callable) {
             return Err(unsupported(tp));
         }
-        if e.isinstance(origin, &e.builtins.getattr("type")?)? {
+        if e.isinstance(origin, &e.type_)? {
             return self.class(origin, args, vars);
         }
         Err(unsupported(tp))
     }
 
+    /// `tuple[X, ...]` or `tuple[X, Y]`.
+    #[inline(never)]
+    fn tuple(&mut self, args: &Bound<'py, PyTuple>, vars: Vars<'_, 'py>) -> PyResult<usize> {
+        let py = self.e.py;
+        if args.len() == 2 && args.get_item(1)?.is(py.Ellipsis()) {
+            let child = self.add(&args.get_item(0)?, vars)?;
+            let name = format!("tuple[{}, ...]", self.name(child));
+            return Ok(self.push(Node::VarTuple(child), name));
+        }
+        let mut items = Vec::with_capacity(args.len());
+        // typing.Tuple[()] has the one argument ().
+        let empty = args.len() == 1
+            && args
+                .get_item(0)?
+                .cast::<PyTuple>()
+                .is_ok_and(|t| t.is_empty());
+        if !empty {
+            for arg in args.iter() {
+                items.push(self.add(&arg, vars)?);
+            }
+        }
+        let names: Vec<&str> = items.iter().map(|&i| self.name(i)).collect();
+        let inner = if names.is_empty() {
+            "()".to_owned()
+        } else {
+            names.join(", ")
+        };
+        let name = format!("tuple[{inner}]");
+        Ok(self.push(Node::Tuple(items), name))
+    }
+
+    #[inline(never)]
     fn class(
         &mut self,
         cls: &Bound<'py, PyAny>,
@@ -330,6 +343,7 @@ impl<'py> Builder<'_, 'py> {
     }
 
     /// Gives the class its node first (a placeholder, found by `key`), then builds it.
+    #[inline(never)]
     fn reserved(
         &mut self,
         key: &Bound<'py, PyTuple>,
@@ -342,6 +356,7 @@ impl<'py> Builder<'_, 'py> {
         Ok(index)
     }
 
+    #[inline(never)]
     fn dataclass(&mut self, cls: &Bound<'py, PyAny>, local: Vars<'_, 'py>) -> PyResult<Node> {
         let e = self.e;
         let hints = e.type_hints(cls, false)?;
@@ -384,6 +399,7 @@ impl<'py> Builder<'_, 'py> {
         Ok(Node::Dataclass(class(cls, fields, post_init, direct)))
     }
 
+    #[inline(never)]
     fn typeddict(&mut self, cls: &Bound<'py, PyAny>, local: Vars<'_, 'py>) -> PyResult<Node> {
         let e = self.e;
         let hints = e.type_hints(cls, false)?;
@@ -395,19 +411,21 @@ impl<'py> Builder<'_, 'py> {
         )?;
         // Under `from __future__ import annotations` the class could not see Required and
         // NotRequired in its (string) annotations: they are read from the resolved ones.
-        for (name, hint) in e.type_hints(cls, true)?.iter() {
-            let origin = e.get_origin.call1((hint,))?;
+        // Over a list of the items: reading a field's type runs Python code.
+        for item in e.type_hints(cls, true)?.items().iter() {
+            let (name, hint): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
+            let origin = e.get_origin.call1((&hint,))?;
             match e.wrappers.iter().find(|(w, _)| w.is(&origin)) {
-                Some((_, true)) => required.add(name)?,
+                Some((_, true)) => required.add(&name)?,
                 Some((_, false)) => {
-                    required.discard(name)?;
+                    required.discard(&name)?;
                 }
                 None => {}
             }
         }
         let mut fields = Vec::new();
-        for (name, hint) in hints.iter() {
-            let name = name.cast_into::<PyString>()?;
+        for item in hints.items().iter() {
+            let (name, hint): (Bound<'py, PyString>, Bound<'py, PyAny>) = item.extract()?;
             let node = self.add(&hint, local)?;
             let missing = if required.contains(&name)? {
                 Missing::Required
@@ -419,6 +437,7 @@ impl<'py> Builder<'_, 'py> {
         Ok(Node::TypedDict(class(cls, fields, false, true)))
     }
 
+    #[inline(never)]
     fn namedtuple(&mut self, cls: &Bound<'py, PyAny>, local: Vars<'_, 'py>) -> PyResult<Node> {
         let e = self.e;
         let py = e.py;

@@ -6,7 +6,8 @@
 
 use pyo3::exceptions::{PyAttributeError, PyException, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyModule, PyTuple};
 
 use super::plan::Node;
 
@@ -37,6 +38,8 @@ pub(super) struct Env<'py> {
     pub containers: [Bound<'py, PyAny>; 5],
     pub callable: Bound<'py, PyAny>,
     pub builtins: Bound<'py, PyAny>,
+    pub type_: Bound<'py, PyAny>,
+    issubclass: Bound<'py, PyAny>,
     pub enum_: Bound<'py, PyAny>,
     pub is_dataclass: Bound<'py, PyAny>,
     pub fields: Bound<'py, PyAny>,
@@ -51,6 +54,46 @@ pub(super) struct Env<'py> {
     /// `pydantic.BaseModel` and `numpy.ndarray`, when their modules are loaded.
     pub base_model: Option<Bound<'py, PyAny>>,
     pub ndarray: Option<Bound<'py, PyAny>>,
+}
+
+/// The modules plans are read with, imported once.
+struct Modules {
+    typing: Py<PyModule>,
+    builtins: Py<PyModule>,
+    abc: Py<PyModule>,
+    types: Py<PyModule>,
+    datetime: Py<PyModule>,
+    dataclasses: Py<PyModule>,
+    uuid: Py<PyModule>,
+    decimal: Py<PyModule>,
+    enum_: Py<PyModule>,
+    inspect: Py<PyModule>,
+    sys_modules: Py<PyDict>,
+}
+
+static MODULES: PyOnceLock<Modules> = PyOnceLock::new();
+
+impl Modules {
+    fn import(py: Python<'_>) -> PyResult<Modules> {
+        let import = |name: &str| py.import(name).map(Bound::unbind);
+        Ok(Modules {
+            typing: import("typing")?,
+            builtins: import("builtins")?,
+            abc: import("collections.abc")?,
+            types: import("types")?,
+            datetime: import("datetime")?,
+            dataclasses: import("dataclasses")?,
+            uuid: import("uuid")?,
+            decimal: import("decimal")?,
+            enum_: import("enum")?,
+            inspect: import("inspect")?,
+            sys_modules: py
+                .import("sys")?
+                .getattr("modules")?
+                .cast_into::<PyDict>()?
+                .unbind(),
+        })
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -94,16 +137,14 @@ impl Scalar {
 
 impl<'py> Env<'py> {
     pub fn new(py: Python<'py>) -> PyResult<Env<'py>> {
-        let typing = py.import("typing")?;
-        let builtins = py.import("builtins")?;
-        let abc = py.import("collections.abc")?;
-        let types = py.import("types")?;
-        let datetime = py.import("datetime")?;
-        let dataclasses = py.import("dataclasses")?;
-        let modules = py
-            .import("sys")?
-            .getattr("modules")?
-            .cast_into::<PyDict>()?;
+        let m = MODULES.get_or_try_init(py, || Modules::import(py))?;
+        let typing = m.typing.bind(py);
+        let builtins = m.builtins.bind(py);
+        let abc = m.abc.bind(py);
+        let types = m.types.bind(py);
+        let datetime = m.datetime.bind(py);
+        let dataclasses = m.dataclasses.bind(py);
+        let modules = m.sys_modules.bind(py);
         let t = |name: &str| typing.getattr(name);
         let b = |name: &str| builtins.getattr(name);
         let a = |name: &str| abc.getattr(name);
@@ -119,11 +160,11 @@ impl<'py> Env<'py> {
             (b("memoryview")?, Scalar::MemoryView),
             (py.None().into_bound(py).get_type().into_any(), Scalar::None),
             (py.None().into_bound(py), Scalar::None),
-            (py.import("uuid")?.getattr("UUID")?, Scalar::Uuid),
+            (m.uuid.bind(py).getattr("UUID")?, Scalar::Uuid),
             (datetime.getattr("datetime")?, Scalar::DateTime),
             (datetime.getattr("date")?, Scalar::Date),
             (datetime.getattr("time")?, Scalar::Time),
-            (py.import("decimal")?.getattr("Decimal")?, Scalar::Decimal),
+            (m.decimal.bind(py).getattr("Decimal")?, Scalar::Decimal),
             (any.clone(), Scalar::Any),
             (object.clone(), Scalar::Any),
         ];
@@ -174,19 +215,21 @@ impl<'py> Env<'py> {
                 b("dict")?,
             ],
             callable: a("Callable")?,
-            enum_: py.import("enum")?.getattr("Enum")?,
+            enum_: m.enum_.bind(py).getattr("Enum")?,
             is_dataclass: dataclasses.getattr("is_dataclass")?,
             fields: dataclasses.getattr("fields")?,
             missing: dataclasses.getattr("MISSING")?,
             field_initvar: dataclasses.getattr("_FIELD_INITVAR")?,
-            get_annotations: py.import("inspect")?.getattr("get_annotations")?,
+            get_annotations: m.inspect.bind(py).getattr("get_annotations")?,
             object_new: object.getattr("__new__")?,
             type_call: type_.getattr("__call__")?,
             wrappers,
             base_model: loaded("pydantic", "BaseModel")?,
             ndarray: loaded("numpy", "ndarray")?,
             any,
-            builtins: builtins.into_any(),
+            issubclass: builtins.getattr("issubclass")?,
+            type_: type_.clone(),
+            builtins: builtins.clone().into_any(),
         })
     }
 
@@ -198,26 +241,19 @@ impl<'py> Env<'py> {
             .map(|(_, s)| s.node())
     }
 
-    /// `isinstance(obj, cls)`, by the builtin (as Python code would ask it).
+    /// `isinstance(obj, cls)`.
     pub fn isinstance(&self, obj: &Bound<'py, PyAny>, cls: &Bound<'py, PyAny>) -> PyResult<bool> {
-        self.builtins
-            .getattr("isinstance")?
-            .call1((obj, cls))?
-            .is_truthy()
+        obj.is_instance(cls)
     }
 
     /// `issubclass(cls, base)`, by the builtin.
     pub fn issubclass(&self, cls: &Bound<'py, PyAny>, base: &Bound<'py, PyAny>) -> PyResult<bool> {
-        self.builtins
-            .getattr("issubclass")?
-            .call1((cls, base))?
-            .is_truthy()
+        self.issubclass.call1((cls, base))?.is_truthy()
     }
 
     /// A real class (`isinstance(list[int], type)` is true too, for an alias).
     pub fn is_class(&self, tp: &Bound<'py, PyAny>) -> PyResult<bool> {
-        let type_ = self.builtins.getattr("type")?;
-        Ok(self.isinstance(tp, &type_)? && !self.isinstance(tp, &self.generic_alias)?)
+        Ok(self.isinstance(tp, &self.type_)? && !self.isinstance(tp, &self.generic_alias)?)
     }
 
     /// The resolved annotations of a class; those that cannot be resolved are left out when the
@@ -266,7 +302,6 @@ impl<'py> Env<'py> {
         let py = self.py;
         let hints = PyDict::new(py);
         let mro = cls.getattr("__mro__")?.cast_into::<PyTuple>()?;
-        let type_ = self.builtins.getattr("type")?;
         for base in mro.iter().rev() {
             let annotations = self.get_annotations.call1((&base,))?;
             for item in annotations.call_method0("items")?.try_iter()? {
@@ -275,7 +310,7 @@ impl<'py> Env<'py> {
                 let one_annotation = PyDict::new(py);
                 one_annotation.set_item(&name, annotation)?;
                 namespace.set_item("__annotations__", one_annotation)?;
-                let one = type_.call1(("_One", PyTuple::empty(py), namespace))?;
+                let one = self.type_.call1(("_One", PyTuple::empty(py), namespace))?;
                 one.setattr("__module__", base.getattr("__module__")?)?;
                 match self.hints_of(&one, include_extras) {
                     Ok(found) => hints.update(found.as_mapping())?,
