@@ -100,7 +100,8 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
     } else if overflow < 0 {
         IntValue::Big
     } else {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live int (this function's precondition) that overflowed `i64` upwards,
+        // which is what `int_value_wide` takes.
         unsafe { int_value_wide(obj) }
     }
 }
@@ -146,7 +147,9 @@ pub unsafe fn float_value(obj: Obj) -> f64 {
 #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
 #[inline]
 pub unsafe fn small_u128(obj: Obj) -> Option<u128> {
-    // SAFETY: forwarded from the caller; `digits_of` is read only for an exact int.
+    // SAFETY: `obj` is live and the GIL is held (the precondition), so its type can be read;
+    // `digits_of` reads the `PyLongObject` layout only once the type check below has found an exact
+    // int.
     unsafe {
         if super::type_of(obj) != super::int_type() {
             return None;
