@@ -22,7 +22,8 @@ pub fn default_too_deep() -> Error {
 /// `obj` is live and the GIL is held.
 #[cold]
 pub unsafe fn unsupported(obj: Obj) -> Error {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (this function's precondition), so its type's name
+    // can be read.
     let name = unsafe { type_name(obj) };
     MsgpackEncodeError::new_err(format!("Type is not MessagePack serializable: {name}")).into()
 }
@@ -33,7 +34,8 @@ pub unsafe fn unsupported(obj: Obj) -> Error {
 /// `obj` is live and the GIL is held.
 #[cold]
 pub unsafe fn default_failed(obj: Obj, cause: PyErr) -> Error {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (this function's precondition), so its type's name
+    // can be read.
     let name = unsafe { type_name(obj) };
     let err = MsgpackEncodeError::new_err(format!("default raised an exception for type {name}"));
     with_cause(err, cause).into()
@@ -66,7 +68,8 @@ pub fn surrogates(cause: PyErr) -> Error {
 /// `key` is live and the GIL is held.
 #[cold]
 pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `key` is live and the GIL is held (this function's precondition), so its type's name
+    // can be read.
     let name = unsafe { type_name(key) };
     if non_str_keys {
         MsgpackEncodeError::new_err(format!(
@@ -89,7 +92,8 @@ pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
 /// `key` is live and the GIL is held.
 #[cold]
 pub unsafe fn model_key(what: &str, key: Obj) -> Error {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `key` is live and the GIL is held (this function's precondition), so its type's name
+    // can be read.
     let name = unsafe { type_name(key) };
     MsgpackEncodeError::new_err(format!(
         "pydantic model {what} key must be str, not {name} (see OPT_NON_STR_KEYS)"
@@ -104,7 +108,8 @@ pub unsafe fn model_key(what: &str, key: Obj) -> Error {
 /// `obj` is live and the GIL is held.
 #[cold]
 pub unsafe fn model_not_a_dict(what: &str, obj: Obj) -> Error {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (this function's precondition), so its type's name
+    // can be read.
     let name = unsafe { type_name(obj) };
     MsgpackEncodeError::new_err(format!("pydantic model {what} must be a dict, not {name}")).into()
 }

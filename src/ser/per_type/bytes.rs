@@ -11,7 +11,8 @@ use super::oob;
 /// `obj` is a live bytes object.
 #[inline(always)]
 pub unsafe fn write_bytes<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live bytes object (this function's precondition), so its data is `ob_size`
+    // bytes that never change while it lives.
     let data = unsafe { ffi::bytes_data(obj) };
     // SAFETY: as above; a bytes object's memory never changes.
     if data.len() >= cx.oob_threshold && unsafe { oob::offer(obj, data.len(), cx, e) }? {
@@ -27,14 +28,16 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 /// copying.
 #[inline]
 pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live bytearray (this function's precondition), so its size field can be
+    // read; the bytes themselves are read again below, under `with_bytearray`'s rules.
     let len = unsafe { ffi::var_size(obj) };
     // SAFETY: as above; the callback gets a `PickleBuffer`, which holds an export of the
     // bytearray, and the data is read again after it ran.
     if len >= cx.oob_threshold && unsafe { oob::offer(obj, len, cx, e) }? {
         return Ok(());
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live bytearray, the thread is attached, and the emitter runs no Python
+    // code while copying (this function's precondition): what `with_bytearray` needs.
     unsafe { ffi::with_bytearray(obj, |bytes| e.bin(bytes)) }
 }
 
@@ -46,7 +49,8 @@ pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res 
 #[inline]
 pub unsafe fn write_memoryview<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     if cx.oob.is_some() {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live memoryview and the GIL is held (this function's precondition), so
+        // its buffer can be exported; measuring the length runs no Python code.
         let len = unsafe { ffi::with_exported(obj, |bytes| bytes.len()) };
         // A non-contiguous buffer is refused below.
         if let Ok(len) = len {
@@ -60,7 +64,8 @@ pub unsafe fn write_memoryview<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res
             }
         }
     }
-    // SAFETY: forwarded from the caller; copying the bytes runs no Python code.
+    // SAFETY: `obj` is a live memoryview and the GIL is held (this function's precondition), so its
+    // buffer can be exported; copying the bytes runs no Python code, so the export stays valid.
     unsafe { ffi::with_exported(obj, |bytes| e.bin(bytes)) }
         .map_err(error::memoryview_not_contiguous)?
 }

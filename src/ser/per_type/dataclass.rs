@@ -16,7 +16,8 @@ const MAX_CACHED_TYPES: usize = 4096;
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller; `names` is a tuple of str we hold.
+    // SAFETY: `obj` is a live dataclass instance and the GIL is held (this function's
+    // precondition); it is held for the walk, and `names` is a tuple of str held here.
     unsafe {
         let _hold = ffi::hold(obj);
         let held_names = field_names(ffi::type_of(obj).cast(), cx)?;
@@ -43,6 +44,9 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 
 /// The names of the fields to pack for a dataclass type, as a tuple of str, from the cache or
 /// worked out from `__dataclass_fields__`.
+///
+/// # Safety
+/// `ty` is a live dataclass type; the thread is attached.
 unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.

@@ -9,13 +9,16 @@ use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, Ctx};
 
-/// The UTC offset of a datetime in microseconds, `None` when it is naive (no tzinfo, or a tzinfo whose
+/// The UTC offset of a datetime in microseconds, `None` when it is naive (no tzinfo, or a tzinfo
+/// whose
 /// `utcoffset` says `None`).
 ///
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
 unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live datetime and the GIL is held (this function's precondition). Its
+    // tzinfo is borrowed from it and stays alive while `obj` does; `delta` is read as a timedelta
+    // only once checked to be one.
     unsafe {
         let Some(tz) = ffi::datetime_tzinfo(obj) else {
             return Ok(None);
@@ -67,7 +70,8 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
 /// # Safety
 /// `obj` is a live datetime (or subclass); the GIL is held.
 pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live datetime and the GIL is held (this function's precondition), as
+    // `datetime_fields` and `utc_offset` need.
     let (c, offset) = unsafe { (ffi::datetime_fields(obj), utc_offset(obj, cx)?) };
     let offset = offset.or_else(|| st.has(opt::NAIVE_UTC).then_some(0));
     if st.has(opt::DATETIME_AS_TIMESTAMP_EXT) {
@@ -92,7 +96,7 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut 
 /// # Safety
 /// `obj` is a live date (or subclass).
 pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live date (this function's precondition), as `date_fields` needs.
     let c = unsafe { ffi::date_fields(obj) };
     let mut text = Text::new();
     text.date(c.year, c.month, c.day);
@@ -104,7 +108,8 @@ pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live time (or subclass).
 pub unsafe fn write_time<E: Emitter>(obj: Obj, st: State, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live time (this function's precondition), as `time_fields` and
+    // `time_has_tzinfo` need.
     let (c, aware) = unsafe { (ffi::time_fields(obj), ffi::time_has_tzinfo(obj)) };
     if aware {
         return Err(error::aware_time());

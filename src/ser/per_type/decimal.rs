@@ -8,7 +8,9 @@ use crate::ser::error;
 /// # Safety
 /// `obj` is a live Decimal; the GIL is held.
 pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; `str()` of a Decimal is an ASCII str we own.
+    // SAFETY: `obj` is a live Decimal and the GIL is held (this function's precondition), as
+    // `to_str` needs; `str()` of a Decimal is an ASCII str owned here, alive while its bytes are
+    // written.
     unsafe {
         let text = ffi::to_str(obj)
             .map_err(|cause| error::attribute_failed("str(Decimal) raised", cause))?;

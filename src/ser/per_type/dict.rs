@@ -13,13 +13,14 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// `obj` is a live dict; the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live dict (this function's precondition), so its size can be read.
     if unsafe { ffi::dict_len(obj) } == 0 {
         // Nothing to hold or walk, but it still counts toward the nesting limit.
         st.enter_container()?;
         return e.map_empty();
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live dict and the GIL is held (this function's precondition), as
+    // `write_entries` needs.
     unsafe { write_entries(obj, st, cx, e) }
 }
 
@@ -33,7 +34,8 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 #[inline(never)]
 unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live dict and the GIL is held (this function's precondition); `while_held`
+    // keeps it alive for the walk whatever Python code `default` runs.
     unsafe {
         ffi::while_held(obj, || {
             if st.has(opt::SORT_KEYS) {
@@ -71,6 +73,8 @@ struct Entry<'a> {
     value: Owned,
 }
 
+/// # Safety
+/// `obj` is a live dict, held by the caller; the GIL is held.
 #[cold]
 #[inline(never)]
 unsafe fn write_sorted<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {

@@ -9,6 +9,6 @@ use crate::ffi::{float_value, Obj};
 /// `obj` is a live float.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live float (this function's precondition), whose value is stored inline.
     e.float(unsafe { float_value(obj) })
 }

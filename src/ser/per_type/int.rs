@@ -17,7 +17,8 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// `obj` is a live int; the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live int and the GIL is held (this function's precondition), as
+    // `int_value` needs.
     match unsafe { int_value(obj) } {
         IntValue::I64(v) => {
             if E::JSON_TEXT
@@ -34,19 +35,23 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
             }
             e.uint(v)
         }
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live int and the GIL is held (the precondition), as `write_big` needs.
         IntValue::Big => unsafe { write_big(obj, st, cx, e) },
     }
 }
 
+/// # Safety
+/// `obj` is a live int; the GIL is held.
 #[cold]
 unsafe fn write_big<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     if st.has(opt::EXACT) {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live int and the GIL is held (this function's precondition), as
+        // `write_big_int` needs.
         return unsafe { per_type::exact::write_big_int(obj, e) };
     }
     if st.has(opt::PASSTHROUGH_BIG_INT) && cx.default.is_some() {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is live and the GIL is held (this function's precondition), all that
+        // `default::write` needs.
         return unsafe { per_type::default::write(obj, st, cx, e) };
     }
     Err(error::int_too_big())

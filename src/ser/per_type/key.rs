@@ -16,7 +16,9 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// `key` and `value` are live, held by a dict that the caller holds; the GIL is held.
 #[inline(always)]
 pub unsafe fn write_entry<E: Emitter>(key: Obj, value: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `key` and `value` are live, held by a dict the caller holds, and the GIL is held
+    // (this function's precondition). `key` is read as a str only once its type is `str`, and the
+    // fast path runs no Python code that could free either.
     unsafe {
         if ffi::type_of(key) == ffi::str_type() {
             if let Some(utf8) = ffi::str_utf8_ready(key) {
@@ -32,6 +34,9 @@ pub unsafe fn write_entry<E: Emitter>(key: Obj, value: Obj, st: State, cx: &Ctx,
 /// An entry whose key can run Python code while it is written (a key that needs encoding, or
 /// one that is not a str). That code could remove the entry from the dict and so free the key
 /// or the value: both are held.
+///
+/// # Safety
+/// `key` and `value` are live, held by a dict that the caller holds; the GIL is held.
 #[inline(never)]
 unsafe fn write_entry_held<E: Emitter>(
     key: Obj,
@@ -40,7 +45,9 @@ unsafe fn write_entry_held<E: Emitter>(
     cx: &Ctx,
     e: &mut E,
 ) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `key` and `value` are live, held by a dict the caller holds, with the GIL (this
+    // function's precondition), so strong references can be taken to them before any Python code
+    // runs.
     let (key, value) = unsafe { (Owned::from_borrowed(key), Owned::from_borrowed(value)) };
     // SAFETY: both are held.
     unsafe { write(key.as_ptr(), st, cx, e)? };
@@ -55,7 +62,8 @@ unsafe fn write_entry_held<E: Emitter>(
 /// otherwise free it); the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `key` is held by the caller and the GIL is held (this function's precondition); each
+    // writer gets `key` only once its type has been checked to be the writer's.
     unsafe {
         if ffi::type_of(key) == ffi::str_type() {
             return per_type::str::write(key, st, cx, e);
@@ -69,13 +77,17 @@ pub unsafe fn write<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 
 /// Keys of the richer types can run Python code; a tuple key is held by the caller, which keeps
 /// its items alive.
+///
+/// # Safety
+/// `key` is live and held by the caller; the GIL is held.
 #[inline(never)]
 unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     if cx.exact.is_some() {
         // Keys come back as themselves too: a tuple key stays a tuple, a frozenset a frozenset.
         return dispatch::write(key, st, cx, e);
     }
-    // SAFETY: forwarded from the caller; each branch reads `key` as the type it was checked to be.
+    // SAFETY: `key` is held by the caller and the GIL is held (this function's precondition); each
+    // branch reads `key` as the type it was checked to be.
     unsafe {
         let ty = ffi::type_of(key);
         if key == ffi::none() {
@@ -110,10 +122,15 @@ unsafe fn write_non_str<E: Emitter>(key: Obj, st: State, cx: &Ctx, e: &mut E) ->
 }
 
 /// Keys of the richer types, packed as they are as values.
+///
+/// # Safety
+/// `key` is live and held by the caller, `ty` is its type; the GIL is held.
 #[cold]
 unsafe fn write_rich<E: Emitter>(key: Obj, ty: TypePtr, st: State, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
-    // SAFETY: forwarded from the caller; each writer gets an object of its type.
+    // SAFETY: `key` is held by the caller, `ty` is its type, and the GIL is held (this function's
+    // precondition); each writer gets `key` only once `ty` was checked to be (a subtype of) the
+    // writer's type.
     unsafe {
         if ffi::is_subtype(ty, k.datetime) {
             per_type::datetime::write_datetime(key, st, cx, e)

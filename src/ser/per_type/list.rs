@@ -12,7 +12,8 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// `obj` is a live list; the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list and the GIL is held (this function's precondition), so its size
+    // can be read and the writers below get what they need.
     unsafe {
         if ffi::var_size(obj) <= 2 {
             write_short(obj, st, cx, e)
@@ -31,7 +32,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// `obj` is a live list of at most two items; the GIL is held.
 #[inline(never)]
 unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list (this function's precondition), so its size can be read.
     let len = unsafe { ffi::var_size(obj) };
     if len == 2 {
         // SAFETY: the list is live.
@@ -41,7 +42,8 @@ unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> R
     } else if len == 0 {
         return write_empty(st, e);
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list and the GIL is held (this function's precondition), as
+    // `write_list` needs.
     unsafe { write_list(obj, st, cx, e) }
 }
 
@@ -78,7 +80,9 @@ fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
 #[inline(never)]
 unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list and the thread is attached (this function's precondition);
+    // `while_held` keeps it alive for the walk, and `ListItems` reads its items by the rules of the
+    // build (bounds-checked with the GIL, copied under its lock without).
     unsafe {
         ffi::while_held(obj, || {
             let items = ffi::ListItems::new(obj);
@@ -108,7 +112,9 @@ unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Re
 /// `obj` is a live tuple subclass instance; the GIL is held.
 #[inline(always)]
 pub unsafe fn write_named_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; a tuple subclass instance stores its items as a tuple.
+    // SAFETY: `obj` is a live tuple subclass instance and the GIL is held (this function's
+    // precondition), which is what both writers need; such an instance stores its items as a tuple
+    // does.
     unsafe {
         if E::JSON_TYPES {
             per_type::default::write(obj, st, cx, e)
@@ -125,7 +131,8 @@ pub unsafe fn write_named_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &m
 #[inline(never)]
 pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller; holding the tuple keeps its (immutable) items alive.
+    // SAFETY: `obj` is a live tuple (or subclass instance) and the GIL is held (this function's
+    // precondition); holding it keeps its items, which never change, alive for the walk.
     unsafe {
         ffi::while_held(obj, || {
             let items = ffi::tuple_items(obj);

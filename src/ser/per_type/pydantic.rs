@@ -13,8 +13,8 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// `obj` is a live object whose type has `__pydantic_fields__`; the GIL is held.
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; the model holds its `__dict__` and extra values, and
-    // both are held here too.
+    // SAFETY: `obj` is a live model and the GIL is held (this function's precondition); the model
+    // holds its `__dict__` and extra values, and both are held here too.
     unsafe {
         let _hold = ffi::hold(obj);
         let dict = ffi::get_attr(obj, cx.known.names.dict)
@@ -37,7 +37,8 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// # Safety
 /// `obj` is live.
 unsafe fn is_empty_dict(obj: Obj) -> bool {
-    // SAFETY: forwarded from the caller; `dict_len` is read only from a dict.
+    // SAFETY: `obj` is live (this function's precondition), so its type can be read; `dict_len` is
+    // read only from a dict.
     unsafe { ffi::is_dict(obj) && ffi::dict_len(obj) == 0 }
 }
 
@@ -47,7 +48,9 @@ unsafe fn is_empty_dict(obj: Obj) -> bool {
 /// # Safety
 /// `dict` is a live dict, held by the caller; the GIL is held.
 unsafe fn all_public(dict: Obj) -> bool {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `dict` is a live dict held by the caller, with the GIL held (this function's
+    // precondition), as `DictIter::new` needs; the check runs no Python code, so its keys stay
+    // alive.
     unsafe {
         ffi::DictIter::new(dict)
             .all(|(key, _)| ffi::type_of(key) == ffi::str_type() && !ffi::is_private_name(key))
@@ -70,7 +73,8 @@ unsafe fn write_collected<E: Emitter>(
 ) -> Res {
     let st = st.enter_container()?;
     let mut entries: Vec<(Owned, Owned)> = Vec::new();
-    // SAFETY: forwarded from the caller; every key and value collected is held.
+    // SAFETY: `dict` is held by the caller and `extra` too when it is not None, and the GIL is held
+    // (this function's precondition), as `collect` needs; every key and value collected is held.
     unsafe {
         collect(dict, "__dict__", st, &mut entries)?;
         if let Some(extra) = extra.filter(|&x| x != ffi::none()) {
@@ -108,8 +112,8 @@ unsafe fn collect(
     st: State,
     entries: &mut Vec<(Owned, Owned)>,
 ) -> Res {
-    // SAFETY: forwarded from the caller; a dict's entries are read while it is held, and no
-    // Python code runs during the walk.
+    // SAFETY: the caller holds `dict` and the GIL is held (this function's precondition); it is
+    // walked as a dict only once checked to be one, and no Python code runs during the walk.
     unsafe {
         if !ffi::is_dict(dict) {
             return Err(error::model_not_a_dict(what, dict));
@@ -133,7 +137,8 @@ unsafe fn collect(
 /// `key` is live and held by the caller; the GIL is held.
 #[cold]
 unsafe fn sort_text<E: Emitter>(key: Obj, st: State, cx: &Ctx) -> Res<Vec<u8>> {
-    // SAFETY: forwarded from the caller; `key` is read as a str only when it is one.
+    // SAFETY: `key` is live and held by the caller, with the GIL (this function's precondition); it
+    // is read as a str only when it is one.
     unsafe {
         if ffi::has_flag(ffi::type_of(key), ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             if let Some(utf8) = ffi::str_utf8(key) {

@@ -11,8 +11,8 @@ use crate::ser::{dispatch, error, Ctx};
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller; the set is held while iterated, and the iterator
-    // raises if the set changes size meanwhile.
+    // SAFETY: `obj` is a live set or frozenset and the GIL is held (this function's precondition).
+    // It is held while iterated, and the iterator raises if the set changes size meanwhile.
     unsafe {
         let _hold = ffi::hold(obj);
         let len = ffi::set_len(obj);

@@ -13,18 +13,25 @@ use crate::ser::Ctx;
 /// `obj` is a live str; the GIL is held.
 #[inline(always)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as `str_utf8`
+    // needs; the slice is written before this function returns, while `obj` still lives.
     match unsafe { ffi::str_utf8(obj) } {
         Some(utf8) => e.str(utf8),
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live str and the GIL is held (the precondition), as `write_surrogates`
+        // needs.
         None => unsafe { write_surrogates(obj, st, cx, e) },
     }
 }
 
 /// A string with lone surrogates, which strict UTF-8 refuses.
+///
+/// # Safety
+/// `obj` is a live str; the GIL is held.
 #[cold]
 unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; the encoded form is a bytes object we own.
+    // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as
+    // `encode_surrogates` needs; the encoded form is a bytes object owned here, alive while its
+    // data is written.
     unsafe {
         let encoded = encode_surrogates(obj, st, cx)?;
         e.str(ffi::bytes_data(encoded.as_ptr()))
@@ -42,7 +49,8 @@ unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E)
 #[cold]
 pub unsafe fn encode_surrogates(obj: Obj, st: State, cx: &Ctx) -> Res<ffi::Owned> {
     let cause = fetch_error();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as the
+    // encoders called below need; the error fetched above is the one `str_utf8` set.
     unsafe {
         if let Some(errors) = &cx.unicode_errors {
             return ffi::str_utf8_with(obj, errors).ok_or_else(|| fetch_error().into());

@@ -12,7 +12,8 @@ use crate::ser::{error, Ctx};
 pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
     // An exact UUID's `int` is its slot (a subclass may compute `int` otherwise).
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live UUID and the GIL is held (this function's precondition), so its type
+    // can be read.
     let exact = unsafe { ffi::type_of(obj) } == k.uuid;
     if let (true, Some(offset)) = (exact, k.uuid_int_slot) {
         // SAFETY: `obj` is a live exact UUID (checked above), so `offset` is that of its `int`
@@ -23,7 +24,8 @@ pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
             return e.str(&canonical(value));
         }
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live UUID and the GIL is held (this function's precondition), as
+    // `write_read` needs.
     unsafe { write_read(obj, cx, e) }
 }
 
@@ -33,7 +35,8 @@ pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 /// `obj` is a live UUID (or subclass); the GIL is held.
 #[inline(never)]
 unsafe fn write_read<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live UUID and `names.int` a str the context holds, with the GIL held (this
+    // function's precondition); the result is a new reference.
     let int = unsafe { ffi::get_attr(obj, cx.known.names.int) }
         .map_err(|cause| error::attribute_failed("UUID.int could not be read", cause))?;
     // SAFETY: attached; `int` is a live object we own.

@@ -65,12 +65,16 @@ pub unsafe fn handles(ty: TypePtr, st: State, cx: &Ctx) -> bool {
         return true;
     }
     // With `OPT_NUMPY_RAW` too, numpy values are its plain maps (which it reads back).
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `ty` is a live type (a precondition of `handles`), so numpy's types can be compared
+    // with it as `is_numpy` needs.
     !st.has(opt::NUMPY_RAW) && cx.numpy.is_some_and(|np| unsafe { is_numpy(ty, np) })
 }
 
 /// numpy's array and every numpy scalar, those that subclass a builtin (`numpy.float64`,
 /// `str_`, `bytes_`) included: they come back as numpy scalars too.
+///
+/// # Safety
+/// `ty` is a live type and `np` holds numpy's live types.
 unsafe fn is_numpy(ty: TypePtr, np: &ffi::Numpy) -> bool {
     // SAFETY: both are live types.
     ty == np.ndarray || unsafe { ffi::is_subtype(ty, np.generic) }
@@ -83,7 +87,8 @@ unsafe fn is_numpy(ty: TypePtr, np: &ffi::Numpy) -> bool {
 #[inline(never)]
 pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
-    // SAFETY: forwarded from the caller; each writer gets an object of its type.
+    // SAFETY: `obj` is live, of a type `handles` accepted, and the GIL is held (this function's
+    // precondition); each writer gets `obj` only once its type was checked to be the writer's.
     unsafe {
         let ty = ffi::type_of(obj);
         if ty == ffi::tuple_type() {
@@ -115,10 +120,14 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 }
 
 /// A numpy array or scalar: `OPT_NUMPY_RAW`'s map, as the payload of one extension.
+///
+/// # Safety
+/// `obj` is a live numpy array or scalar of type `ty`; the GIL is held.
 unsafe fn write_numpy<E: Emitter>(obj: Obj, ty: TypePtr, st: State, cx: &Ctx, e: &mut E) -> Res {
     let raw = st.with(opt::NUMPY_RAW);
     let mark = e.ext_begin()?;
-    // SAFETY: forwarded from the caller: `handles` saw numpy's array or scalar type.
+    // SAFETY: `obj` is live, of type `ty`, with the GIL held (this function's precondition), and
+    // `handles` saw numpy's array or scalar type: each writer gets the kind it reads.
     unsafe {
         if cx.numpy.is_some_and(|np| ty == np.ndarray) {
             per_type::numpy::write_array(obj, raw, cx, e)?;
