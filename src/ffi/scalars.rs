@@ -106,6 +106,8 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
     }
 }
 
+/// # Safety
+/// `obj` is a live int whose value is above `i64::MAX`, and the GIL is held.
 #[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
 #[inline(never)]
 unsafe fn int_value_wide(obj: Obj) -> IntValue {

@@ -78,6 +78,8 @@ pub unsafe fn str_utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
     }
 }
 
+/// # Safety
+/// `obj` is a live `str` instance, the GIL is held, and the slice is not used after `obj` dies.
 #[inline(never)]
 unsafe fn str_utf8_slow<'a>(obj: Obj) -> Option<&'a [u8]> {
     let mut size: ffi::Py_ssize_t = 0;

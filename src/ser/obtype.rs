@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 
-use crate::ffi::{self, Obj, Owned, TypePtr};
+use crate::ffi::{self, Owned, Ref, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
@@ -48,17 +48,13 @@ pub enum ObType {
 
 /// None and the exact builtin types come first, by pointer comparison; everything else takes
 /// [`classify_rare`].
-///
-/// # Safety
-/// `obj` is live.
 #[inline(always)]
-pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
+pub fn classify(obj: Ref<'_>, st: State, cx: &Ctx) -> ObType {
     // None is told by its address, before its type is loaded.
-    if obj == ffi::none() {
+    if obj.is_none() {
         return ObType::None;
     }
-    // SAFETY: the caller guarantees `obj` is live.
-    let ty = unsafe { ffi::type_of(obj) };
+    let ty = obj.type_of();
     if ty == ffi::str_type() {
         ObType::Str
     } else if ty == ffi::int_type() {

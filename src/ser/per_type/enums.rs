@@ -4,18 +4,18 @@ use std::cell::{Cell, UnsafeCell};
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Obj, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
 /// # Safety
 /// `obj` is a live enum member; the GIL is held.
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live enum member and the GIL is held (this function's precondition), as
     // `member_value` needs.
-    let value = unsafe { member_value(obj, cx) }?;
+    let value = unsafe { member_value(obj.as_ptr(), cx) }?;
     // A value may be another enum or a container: count it as one level of nesting.
-    dispatch::write(value.as_ptr(), st.enter_container()?, cx, e)
+    dispatch::write(Ref::of(&value), st.enter_container()?, cx, e)
 }
 
 /// A member's `value`. When the enum keeps `Enum`'s own `value` property, which returns

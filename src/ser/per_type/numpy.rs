@@ -9,7 +9,7 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Obj, Order, Owned};
+use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Obj, Order, Owned, Ref};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, per_type, Ctx};
@@ -24,10 +24,10 @@ fn numpy(cx: &Ctx) -> Res<&'static Numpy> {
 ///
 /// # Safety
 /// `obj` is a live ndarray; the GIL is held.
-pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_array<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live ndarray and the GIL is held (this function's precondition), as
     // `write_values` needs of both its object and its array.
-    unsafe { write_values(obj, obj, true, st, cx, e) }
+    unsafe { write_values(obj.as_ptr(), obj, true, st, cx, e) }
 }
 
 /// A numpy scalar (`np.float32(1.5)`, `np.datetime64(...)`, ...), packed through a 0-d array
@@ -35,21 +35,24 @@ pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) 
 ///
 /// # Safety
 /// `obj` is a live numpy scalar; the GIL is held.
-pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_scalar<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let np = numpy(cx)?;
     // SAFETY: `obj` is a live numpy scalar and the GIL is held (this function's precondition); its
     // inline value is read only once its type is found among numpy's scalar types.
     unsafe {
         if !st.has(opt::NUMPY_RAW) {
-            let ty = ffi::type_of(obj);
+            let ty = ffi::type_of(obj.as_ptr());
             if let Some(&(_, elem)) = np.scalars.iter().find(|&&(t, _)| t == ty) {
                 // numpy's scalar objects (numpy/arrayscalars.h) hold their value, in native
                 // byte order, right after the object header.
-                let value = obj.cast::<u8>().add(std::mem::size_of::<ffi::PyObject>());
+                let value = obj
+                    .as_ptr()
+                    .cast::<u8>()
+                    .add(std::mem::size_of::<ffi::PyObject>());
                 return write_elem(value, Order::NATIVE, elem, st, e);
             }
         }
-        let array = ffi::call1(np.asarray, obj).map_err(numpy_failed)?;
+        let array = ffi::call1(np.asarray, obj.as_ptr()).map_err(numpy_failed)?;
         write_values(array.as_ptr(), obj, false, st, cx, e)
     }
 }
@@ -62,7 +65,7 @@ pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E)
 /// held.
 unsafe fn write_values<E: Emitter>(
     array: Obj,
-    original: Obj,
+    original: Ref<'_>,
     is_array: bool,
     st: State,
     cx: &Ctx,
@@ -299,7 +302,7 @@ unsafe fn write_elem<E: Emitter>(
 /// What the raw form is made from.
 struct Raw<'a> {
     array: Obj,
-    original: Obj,
+    original: Ref<'a>,
     dtype: Obj,
     dtype_str: &'a str,
     parsed: Option<(Order, Elem)>,
@@ -405,7 +408,7 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
 /// `obj` and `dtype` are live; the GIL is held.
 #[cold]
 unsafe fn unsupported<E: Emitter>(
-    obj: Obj,
+    obj: Ref<'_>,
     dtype: Obj,
     raw: bool,
     st: State,
@@ -413,9 +416,7 @@ unsafe fn unsupported<E: Emitter>(
     e: &mut E,
 ) -> Res {
     if cx.default.is_some() {
-        // SAFETY: `obj` is live and the GIL is held (this function's precondition), all that
-        // `default::write` needs.
-        return unsafe { per_type::default::write(obj, st, cx, e) };
+        return per_type::default::write(obj, st, cx, e);
     }
     let np = numpy(cx)?;
     // SAFETY: attached; `dtype` is live.

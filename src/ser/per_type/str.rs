@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, fetch_error, Obj};
+use crate::ffi::{self, fetch_error, Obj, Ref};
 use crate::opt;
 use crate::ser::error;
 use crate::ser::state::State;
@@ -12,14 +12,14 @@ use crate::ser::Ctx;
 /// # Safety
 /// `obj` is a live str; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as `str_utf8`
     // needs; the slice is written before this function returns, while `obj` still lives.
-    match unsafe { ffi::str_utf8(obj) } {
+    match unsafe { ffi::str_utf8(obj.as_ptr()) } {
         Some(utf8) => e.str(utf8),
         // SAFETY: `obj` is a live str and the GIL is held (the precondition), as `write_surrogates`
         // needs.
-        None => unsafe { write_surrogates(obj, st, cx, e) },
+        None => unsafe { write_surrogates(obj.as_ptr(), st, cx, e) },
     }
 }
 
