@@ -91,7 +91,9 @@ pub unsafe fn time_has_tzinfo(obj: Obj) -> bool {
     unsafe { ffi::PyDateTime_TIME_GET_TZINFO(obj) != super::none() }
 }
 
-/// A `timedelta` in microseconds.
+/// A `timedelta` in microseconds. One beyond what 64 bits count (more than about 292,000 years)
+/// is clamped to `±i64::MAX`: far out of any range the callers accept, and never wrapped around
+/// into one they do.
 ///
 /// # Safety
 /// `obj` is a live `timedelta`.
@@ -99,12 +101,18 @@ pub unsafe fn time_has_tzinfo(obj: Obj) -> bool {
 pub unsafe fn timedelta_micros(obj: Obj) -> i64 {
     // SAFETY: `obj` is a live `timedelta` (the precondition), so the macros read its three
     // normalised fields from its fixed layout.
-    unsafe {
-        (ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64 * 86_400
-            + ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64)
-            * 1_000_000
-            + ffi::PyDateTime_DELTA_GET_MICROSECONDS(obj) as i64
-    }
+    let (days, seconds, micros) = unsafe {
+        (
+            ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64,
+            ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64,
+            ffi::PyDateTime_DELTA_GET_MICROSECONDS(obj) as i64,
+        )
+    };
+    // |days| < 10**9, so the seconds fit; the microseconds may not.
+    (days * 86_400 + seconds)
+        .saturating_mul(1_000_000)
+        .saturating_add(micros)
+        .max(-i64::MAX)
 }
 
 /// Whether `obj` is a `timedelta`.
