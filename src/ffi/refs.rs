@@ -35,11 +35,10 @@ impl<'a> Ref<'a> {
     #[inline(always)]
     pub unsafe fn new(ptr: Obj) -> Ref<'a> {
         debug_assert!(!ptr.is_null(), "a Ref to null");
-        // SAFETY: the caller guarantees `ptr` is live (and this is only read in debug builds).
-        debug_assert!(
-            unsafe { ffi::Py_REFCNT(ptr) } > 0,
-            "a Ref to a freed object"
-        );
+        // SAFETY: `ptr` points at a live object (this function's precondition), so its reference
+        // count can be read; only debug builds read it.
+        let count = || unsafe { ffi::Py_REFCNT(ptr) };
+        debug_assert!(count() > 0, "a Ref to a freed object");
         Ref {
             // SAFETY: the caller guarantees `ptr` is not null, checked above in debug builds.
             ptr: unsafe { NonNull::new_unchecked(ptr) },
