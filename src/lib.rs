@@ -55,7 +55,9 @@ unsafe fn packb_fast(
     nargsf: pyo3::ffi::Py_ssize_t,
     kwnames: *mut pyo3::ffi::PyObject,
 ) -> PyResult<*mut pyo3::ffi::PyObject> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `args`, `nargsf` and `kwnames` are what CPython passed to this `METH_FASTCALL |
+    // METH_KEYWORDS` function (its precondition), while it runs and with the GIL held: what
+    // `FastArgs::new` needs.
     let call = unsafe { ffi::FastArgs::new(args, nargsf, kwnames) };
     // `obj` may be None: it is read from the arguments themselves below.
     let [_, default, option] = call.positionals(py, "packb", 1)?;
@@ -145,7 +147,8 @@ fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
 }
 
 /// `unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None)`, in
-/// the module's method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's generic
+/// the module's method table by hand: its arguments are read by [`ffi::FastArgs`], not by PyO3's
+/// generic
 /// extraction, which cost 159 instructions a call (callgrind), about 2% of a small message.
 static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
     b"unpackb\0",
@@ -170,7 +173,9 @@ unsafe fn unpackb_fast(
     nargsf: pyo3::ffi::Py_ssize_t,
     kwnames: *mut pyo3::ffi::PyObject,
 ) -> PyResult<*mut pyo3::ffi::PyObject> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `args`, `nargsf` and `kwnames` are what CPython passed to this `METH_FASTCALL |
+    // METH_KEYWORDS` function (its precondition), while it runs and with the GIL held: what
+    // `FastArgs::new` needs.
     let call = unsafe { ffi::FastArgs::new(args, nargsf, kwnames) };
     let data = call.only_positional(py, "unpackb")?;
     let names = [

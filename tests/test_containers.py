@@ -272,6 +272,45 @@ def test_key_that_empties_its_dict_leaves_entry_alive(key: str) -> None:
     assert result.stdout.strip() == "dict changed size while it was being packed"
 
 
+# The same with `json.dumps` under `OPT_SORT_KEYS`, which writes each rich key to text to sort
+# by it before any value is written: the entries must be held from the moment they are read.
+_SORTED_KEY_EMPTIES_DICT = """
+import enum
+import fastmsgpack
+import fastmsgpack.json
+
+class Color(enum.Enum):
+    RED = 1
+
+    @property
+    def value(self):
+        doc.clear()
+        return "red"
+
+doc = {THE_KEY: [[i] for i in range(50)], "".join(["z"] * 40): [[i] for i in range(50)]}
+try:
+    fastmsgpack.json.dumps(
+        doc, option=fastmsgpack.OPT_NON_STR_KEYS | fastmsgpack.OPT_SORT_KEYS
+    )
+except fastmsgpack.MsgpackEncodeError as exc:
+    print(exc)
+"""
+
+
+def test_sorted_key_that_empties_its_dict_leaves_entries_alive() -> None:
+    script = textwrap.dedent(_SORTED_KEY_EMPTIES_DICT).replace("THE_KEY", "Color.RED")
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONMALLOC": "debug"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "dict changed size while it was being packed"
+
+
 def test_default_that_empties_the_list_and_raises() -> None:
     class Custom:
         pass

@@ -160,10 +160,19 @@ class AskedItself(datetime):
 
 
 DAY = timedelta(hours=24)
-EDGE_OFFSETS = [DAY - timedelta(microseconds=1), DAY, DAY + timedelta(seconds=1), timedelta(0)]
+# Offsets whose count of microseconds does not fit 64 bits; this one would wrap around to
+# about -8 hours, well within the range, if it were counted in 64 bits.
+HUGE_OFFSETS = [timedelta(days=213_503_982), timedelta.max, timedelta.min]
+EDGE_OFFSETS = [
+    DAY - timedelta(microseconds=1),
+    DAY,
+    DAY + timedelta(seconds=1),
+    timedelta(0),
+    *HUGE_OFFSETS,
+]
 
 
-@pytest.mark.parametrize("result", [*EDGE_OFFSETS, *(-o for o in EDGE_OFFSETS), None, 5, "1h"])
+@pytest.mark.parametrize("result", [*EDGE_OFFSETS, *(-o for o in EDGE_OFFSETS[:5]), None, 5, "1h"])
 def test_exact_datetime_offset_is_checked_as_utcoffset_checks_it(result: object) -> None:
     # The offset of an exact datetime is asked from its tzinfo directly: the result must be
     # taken or refused as datetime.utcoffset() would, which a subclass still calls.

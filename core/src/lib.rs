@@ -1,7 +1,8 @@
 //! The part of fastmsgpack that needs no Python: the MessagePack grammar (markers to tokens,
 //! [`token`]), the bounds-checked [`reader`], walking over values without building them
-//! ([`skip`]), the [`limits`] both directions share, the proleptic Gregorian [`calendar`] of
-//! timestamps and datetimes, and the text of numbers ([`int_text`], [`float_text`]).
+//! ([`skip`]), finding where objects end in a stream that arrives in pieces ([`scan`]), the
+//! [`limits`] both directions share, the proleptic Gregorian [`calendar`] of timestamps and
+//! datetimes, and the text of numbers ([`int_text`], [`float_text`]).
 //!
 //! Everything here is tested with a plain `cargo test`, without an interpreter, and fuzzed at
 //! native speed (the `fuzz/` folder).
@@ -13,5 +14,6 @@ pub mod int_text;
 pub mod limits;
 pub mod number_text;
 pub mod reader;
+pub mod scan;
 pub mod skip;
 pub mod token;

@@ -33,7 +33,8 @@ pub struct KeyCache {
 /// runs Python code) decodes without it.
 ///
 /// Free-threaded builds have [`STRIPES`] of them, so that threads decoding at the same time each
-/// get one: each thread has a home cache (given in turn) that it tries first, then the others. Keeping to one cache
+/// get one: each thread has a home cache (given in turn) that it tries first, then the others.
+/// Keeping to one cache
 /// also keeps a thread's keys made by that thread, whose reference counts CPython then changes
 /// without atomic instructions.
 pub static KEY_CACHE: KeyCaches = KeyCaches {
@@ -183,7 +184,8 @@ impl KeyCache {
                 return Some(unsafe { Owned::from_borrowed(slot.obj.as_ptr()) });
             }
         }
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `utf8` is valid UTF-8 and the GIL is held (this method's precondition), as
+        // `new_str` needs.
         let obj = unsafe { ffi::new_str(utf8)? };
         // SAFETY: `obj` is a new str.
         unsafe { ffi::prime_hash(obj.as_ptr()) };

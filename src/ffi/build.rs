@@ -82,7 +82,9 @@ pub unsafe fn new_list(len: usize) -> Option<Owned> {
 /// `list` came from `new_list(n)` with `i < n`, slot `i` is still empty, the GIL is held.
 #[inline(always)]
 pub unsafe fn list_set(list: &Owned, i: usize, item: Owned) {
-    // SAFETY: forwarded from the caller; the slot is empty so nothing leaks.
+    // SAFETY: `list` came from `new_list(n)` with `i < n` and slot `i` still empty (the
+    // precondition), so the store is in bounds and overwrites no reference; the list takes over
+    // `item`'s.
     unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_raw()) }
 }
 
@@ -100,7 +102,9 @@ pub unsafe fn new_tuple(len: usize) -> Option<Owned> {
 /// `tuple` came from `new_tuple(n)` with `i < n`, slot `i` is still empty, the GIL is held.
 #[inline(always)]
 pub unsafe fn tuple_set(tuple: &Owned, i: usize, item: Owned) {
-    // SAFETY: forwarded from the caller; the slot is empty so nothing leaks.
+    // SAFETY: `tuple` came from `new_tuple(n)` with `i < n` and slot `i` still empty (the
+    // precondition), so the store is in bounds and overwrites no reference; the tuple takes over
+    // `item`'s.
     unsafe { ffi::PyTuple_SET_ITEM(tuple.as_ptr(), i as ffi::Py_ssize_t, item.into_raw()) }
 }
 

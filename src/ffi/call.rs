@@ -12,7 +12,8 @@ use super::{Obj, Owned};
 #[inline]
 pub unsafe fn call1(func: Obj, arg: Obj) -> Result<Owned, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `func` and `arg` are live and the GIL is held (the precondition); the call borrows
+    // them and returns a new reference, or null with an error set.
     unsafe { Owned::from_new(ffi::PyObject_CallOneArg(func, arg)).ok_or_else(fetch_error) }
 }
 
@@ -51,7 +52,8 @@ pub fn fetch_error() -> PyErr {
 #[inline]
 pub unsafe fn call_method0(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` and `name` (a str) are live and the GIL is held (the precondition); the call
+    // borrows them and returns a new reference, or null with an error set.
     unsafe { Owned::from_new(ffi::PyObject_CallMethodNoArgs(obj, name)).ok_or_else(fetch_error) }
 }
 
@@ -62,7 +64,8 @@ pub unsafe fn call_method0(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
 #[inline]
 pub unsafe fn get_attr(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` and `name` (a str) are live and the GIL is held (the precondition); the lookup
+    // borrows them and returns a new reference, or null with an error set.
     unsafe { Owned::from_new(ffi::PyObject_GetAttr(obj, name)).ok_or_else(fetch_error) }
 }
 
@@ -73,7 +76,8 @@ pub unsafe fn get_attr(obj: Obj, name: Obj) -> Result<Owned, PyErr> {
 #[inline]
 pub unsafe fn to_str(obj: Obj) -> Result<Owned, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (the precondition); `PyObject_Str` returns a new
+    // reference, or null with an error set.
     unsafe { Owned::from_new(ffi::PyObject_Str(obj)).ok_or_else(fetch_error) }
 }
 
@@ -84,7 +88,8 @@ pub unsafe fn to_str(obj: Obj) -> Result<Owned, PyErr> {
 #[inline]
 pub unsafe fn iter_next(iter: Obj) -> Result<Option<Owned>, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller; null means exhausted unless an error is set.
+    // SAFETY: `iter` is a live iterator and the GIL is held (the precondition); `PyIter_Next`
+    // returns a new reference, or null: exhausted unless an error is set.
     unsafe {
         match Owned::from_new(ffi::PyIter_Next(iter)) {
             Some(item) => Ok(Some(item)),
@@ -101,7 +106,8 @@ pub unsafe fn iter_next(iter: Obj) -> Result<Option<Owned>, PyErr> {
 #[inline]
 pub unsafe fn get_iter(obj: Obj) -> Result<Owned, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (the precondition); `PyObject_GetIter` returns a
+    // new reference, or null with an error set.
     unsafe { Owned::from_new(ffi::PyObject_GetIter(obj)).ok_or_else(fetch_error) }
 }
 
@@ -112,7 +118,8 @@ pub unsafe fn get_iter(obj: Obj) -> Result<Owned, PyErr> {
 #[inline]
 pub unsafe fn call_method1(obj: Obj, name: Obj, arg: Obj) -> Result<Owned, PyErr> {
     super::python_runs();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj`, `name` (a str) and `arg` are live and the GIL is held (the precondition); the
+    // call borrows them and returns a new reference, or null with an error set.
     unsafe {
         Owned::from_new(ffi::PyObject_CallMethodOneArg(obj, name, arg)).ok_or_else(fetch_error)
     }

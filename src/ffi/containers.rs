@@ -48,7 +48,8 @@ pub unsafe fn list_get(list: Obj, i: usize) -> Option<Obj> {
 /// `list` is a live list with more than `i` items.
 #[inline(always)]
 pub unsafe fn list_item(list: Obj, i: usize) -> Obj {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `list` is a live list with more than `i` items (the precondition), so slot `i` is in
+    // bounds and holds a live item, borrowed from the list.
     unsafe { ffi::PyList_GET_ITEM(list, i as ffi::Py_ssize_t) }
 }
 
@@ -131,7 +132,9 @@ pub unsafe fn with_bytearray<R>(obj: Obj, f: impl FnOnce(&[u8]) -> R) -> R {
     };
     #[cfg(not(Py_GIL_DISABLED))]
     return read();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live bytearray and the thread is attached (the precondition); `locked`
+    // holds its critical section while `read` borrows the storage, so no other thread resizes it
+    // meanwhile.
     #[cfg(Py_GIL_DISABLED)]
     unsafe {
         super::sync::locked(obj, read)
@@ -205,7 +208,8 @@ impl ListItems {
     /// The thread is attached.
     #[inline(always)]
     pub unsafe fn get(&self, i: usize) -> Option<Obj> {
-        // SAFETY: forwarded from the caller; `list_get` bounds-checks the live length.
+        // SAFETY: the thread is attached (the precondition) and `self` holds the list alive;
+        // `list_get` checks `i` against the list's length at the time of the read.
         #[cfg(not(Py_GIL_DISABLED))]
         return unsafe { list_get(self.list, i) };
         #[cfg(Py_GIL_DISABLED)]
@@ -251,7 +255,8 @@ pub unsafe fn float_pair(list: Obj) -> Option<(f64, f64)> {
     };
     #[cfg(not(Py_GIL_DISABLED))]
     return read();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `list` is a live list and the thread is attached (the precondition); `locked` holds
+    // its critical section while `read` reads its size and its two items.
     #[cfg(Py_GIL_DISABLED)]
     unsafe {
         super::sync::locked(list, read)
@@ -265,7 +270,8 @@ pub unsafe fn float_pair(list: Obj) -> Option<(f64, f64)> {
 /// `obj` is live and the GIL is held.
 #[inline(always)]
 pub unsafe fn hold(obj: Obj) -> Owned {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (the precondition), so taking a strong reference to
+    // it is sound.
     unsafe { Owned::from_borrowed(obj) }
 }
 
@@ -281,7 +287,8 @@ pub unsafe fn hold(obj: Obj) -> Owned {
 /// `obj` is a live object and the GIL is held.
 #[inline(always)]
 pub unsafe fn while_held<R>(obj: Obj, walk: impl FnOnce() -> R) -> R {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and the GIL is held (the precondition), so its count can be raised; the
+    // reference is released below, once the walk is done.
     unsafe { ffi::Py_INCREF(obj) };
     let result = walk();
     // SAFETY: the reference taken above; releasing it may free `obj` and run Python code,
@@ -312,8 +319,9 @@ pub unsafe fn set_len(set: Obj) -> usize {
 /// `dict` is a live dict, `key` a live hashable object, and the thread is attached.
 #[inline]
 pub unsafe fn dict_get(dict: Obj, key: Obj) -> Option<Owned> {
-    // SAFETY: forwarded from the caller; the value is live while the dict holds it, and no
-    // other thread runs before the reference is taken.
+    // SAFETY: `dict` is a live dict and `key` a live hashable object (the precondition). The value
+    // is live while the dict holds it, and with the GIL no other thread runs before the reference
+    // is taken.
     #[cfg(not(Py_GIL_DISABLED))]
     unsafe {
         let value = ffi::PyDict_GetItemWithError(dict, key);
@@ -324,7 +332,9 @@ pub unsafe fn dict_get(dict: Obj, key: Obj) -> Option<Owned> {
             Some(Owned::from_borrowed(value))
         }
     }
-    // SAFETY: forwarded from the caller; on success `value` is a new reference.
+    // SAFETY: `dict` is a live dict and `key` a live hashable object (the precondition);
+    // `PyDict_GetItemRef` takes the value's reference under the dict's lock, so on success `value`
+    // is a new reference.
     #[cfg(Py_GIL_DISABLED)]
     unsafe {
         let mut value: Obj = std::ptr::null_mut();
@@ -341,7 +351,8 @@ pub unsafe fn dict_get(dict: Obj, key: Obj) -> Option<Owned> {
 /// `dict` is a live dict, the others live objects, and the GIL is held.
 #[inline]
 pub unsafe fn dict_insert(dict: Obj, key: Obj, value: Obj) -> bool {
-    // SAFETY: forwarded from the caller; the dict takes its own references.
+    // SAFETY: `dict` is a live dict, `key` and `value` live objects, and the GIL is held (the
+    // precondition); the dict takes its own references.
     unsafe { ffi::PyDict_SetItem(dict, key, value) == 0 }
 }
 
@@ -351,7 +362,8 @@ pub unsafe fn dict_insert(dict: Obj, key: Obj, value: Obj) -> bool {
 /// `dict` is a live dict and the GIL is held.
 #[inline]
 pub unsafe fn dict_clear(dict: Obj) {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `dict` is a live dict and the GIL is held (the precondition), all that `PyDict_Clear`
+    // needs.
     unsafe { ffi::PyDict_Clear(dict) }
 }
 
@@ -361,7 +373,7 @@ pub unsafe fn dict_clear(dict: Obj) {
 /// `obj` is live.
 #[inline]
 pub unsafe fn is_dict(obj: Obj) -> bool {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live (the precondition), so its type's flags can be read.
     unsafe { ffi::PyDict_Check(obj) != 0 }
 }
 
@@ -372,7 +384,8 @@ pub unsafe fn is_dict(obj: Obj) -> bool {
 /// `obj` is live and the GIL is held.
 #[inline]
 pub unsafe fn instance_dict(obj: Obj) -> Option<Owned> {
-    // SAFETY: forwarded from the caller; the generic getter handles every dict layout.
+    // SAFETY: `obj` is live and the GIL is held (the precondition), so its type can be read; the
+    // generic getter handles every dict layout.
     unsafe {
         if (*ffi::Py_TYPE(obj)).tp_dictoffset == 0 {
             return None;

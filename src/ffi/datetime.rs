@@ -20,7 +20,8 @@ pub struct Civil {
 /// `obj` is a live `datetime` (or subclass).
 #[inline]
 pub unsafe fn datetime_fields(obj: Obj) -> Civil {
-    // SAFETY: forwarded from the caller; these read the object's packed fields.
+    // SAFETY: `obj` is a live `datetime` (this function's precondition), so its date and time
+    // fields are initialised; the macros read them from the object's fixed layout.
     unsafe {
         Civil {
             year: ffi::PyDateTime_GET_YEAR(obj) as u32,
@@ -38,7 +39,8 @@ pub unsafe fn datetime_fields(obj: Obj) -> Civil {
 /// `obj` is a live `date` (or subclass, including `datetime`).
 #[inline]
 pub unsafe fn date_fields(obj: Obj) -> Civil {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `date` or subclass (the precondition): its year, month and day sit at
+    // the same place in every such object, where the macros read them.
     unsafe {
         Civil {
             year: ffi::PyDateTime_GET_YEAR(obj) as u32,
@@ -53,7 +55,8 @@ pub unsafe fn date_fields(obj: Obj) -> Civil {
 /// `obj` is a live `time` (or subclass).
 #[inline]
 pub unsafe fn time_fields(obj: Obj) -> Civil {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `time` (the precondition): the macros read its fields from the fixed
+    // layout of a `time`.
     unsafe {
         Civil {
             hour: ffi::PyDateTime_TIME_GET_HOUR(obj) as u32,
@@ -71,7 +74,8 @@ pub unsafe fn time_fields(obj: Obj) -> Civil {
 /// `obj` is a live `datetime` (or subclass).
 #[inline]
 pub unsafe fn datetime_tzinfo(obj: Obj) -> Option<Obj> {
-    // SAFETY: forwarded from the caller; returns a borrowed reference, `Py_None` when naive.
+    // SAFETY: `obj` is a live `datetime` (the precondition), so the macro reads its tzinfo slot;
+    // the result is borrowed from `obj`, `Py_None` when naive, and only compared here.
     let tz = unsafe { ffi::PyDateTime_DATE_GET_TZINFO(obj) };
     (tz != super::none()).then_some(tz)
 }
@@ -82,23 +86,33 @@ pub unsafe fn datetime_tzinfo(obj: Obj) -> Option<Obj> {
 /// `obj` is a live `time` (or subclass).
 #[inline]
 pub unsafe fn time_has_tzinfo(obj: Obj) -> bool {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `time` (the precondition); the macro reads its tzinfo slot, a
+    // borrowed reference compared only by address.
     unsafe { ffi::PyDateTime_TIME_GET_TZINFO(obj) != super::none() }
 }
 
-/// A `timedelta` in microseconds.
+/// A `timedelta` in microseconds. One beyond what 64 bits count (more than about 292,000 years)
+/// is clamped to `±i64::MAX`: far out of any range the callers accept, and never wrapped around
+/// into one they do.
 ///
 /// # Safety
 /// `obj` is a live `timedelta`.
 #[inline]
 pub unsafe fn timedelta_micros(obj: Obj) -> i64 {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        (ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64 * 86_400
-            + ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64)
-            * 1_000_000
-            + ffi::PyDateTime_DELTA_GET_MICROSECONDS(obj) as i64
-    }
+    // SAFETY: `obj` is a live `timedelta` (the precondition), so the macros read its three
+    // normalised fields from its fixed layout.
+    let (days, seconds, micros) = unsafe {
+        (
+            ffi::PyDateTime_DELTA_GET_DAYS(obj) as i64,
+            ffi::PyDateTime_DELTA_GET_SECONDS(obj) as i64,
+            ffi::PyDateTime_DELTA_GET_MICROSECONDS(obj) as i64,
+        )
+    };
+    // |days| < 10**9, so the seconds fit; the microseconds may not.
+    (days * 86_400 + seconds)
+        .saturating_mul(1_000_000)
+        .saturating_add(micros)
+        .max(-i64::MAX)
 }
 
 /// Whether `obj` is a `timedelta`.
@@ -107,7 +121,8 @@ pub unsafe fn timedelta_micros(obj: Obj) -> i64 {
 /// `obj` is live and the datetime C API is loaded (`Known`).
 #[inline]
 pub unsafe fn is_timedelta(obj: Obj) -> bool {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live (the precondition) and the datetime C API is loaded (`Known`), so
+    // `PyDelta_Check` compares its type with the API's timedelta type.
     unsafe { ffi::PyDelta_Check(obj) != 0 }
 }
 

@@ -99,7 +99,8 @@ impl DictIter {
         let direct = unsafe { (*dict.cast::<layout::Dict>()).ma_values.is_null() };
         DictIter {
             dict,
-            // SAFETY: forwarded from the caller.
+            // SAFETY: `dict` is a live dict and the GIL is held (this constructor's precondition),
+            // so its size is read from a valid object.
             len: unsafe { super::dict_len(dict) },
             pos: 0,
             #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
@@ -127,7 +128,8 @@ impl DictIter {
     /// The dict is still alive (the caller's hold) and the GIL is held.
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: the caller keeps the dict alive while iterating (this method's precondition, as
+        // `new`'s) and the GIL is held, so `dict_len` reads a live dict.
         unsafe { super::dict_len(self.dict) != self.len }
     }
 
@@ -296,7 +298,8 @@ impl DictIter {
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
         let (dict, calls) = self.since;
-        // SAFETY: forwarded from the caller.
+        // SAFETY: the caller's hold keeps `dict` alive (this method's precondition) and the thread
+        // is attached, so `dict_len` reads a live dict.
         super::python_calls() != calls && unsafe { super::dict_len(dict) } != self.entries.len()
     }
 }

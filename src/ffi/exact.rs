@@ -77,7 +77,8 @@ impl ExactHandles {
 /// `obj` is a live `datetime`.
 #[inline]
 pub unsafe fn datetime_fold(obj: Obj) -> u8 {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `datetime` (the precondition), so the macro reads its `fold` from the
+    // object's fixed layout.
     unsafe { ffi::PyDateTime_DATE_GET_FOLD(obj) as u8 }
 }
 
@@ -87,7 +88,8 @@ pub unsafe fn datetime_fold(obj: Obj) -> u8 {
 /// `obj` is a live `time`.
 #[inline]
 pub unsafe fn time_fold(obj: Obj) -> u8 {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `time` (the precondition), so the macro reads its `fold` from the
+    // object's fixed layout.
     unsafe { ffi::PyDateTime_TIME_GET_FOLD(obj) as u8 }
 }
 
@@ -97,7 +99,8 @@ pub unsafe fn time_fold(obj: Obj) -> u8 {
 /// `obj` is a live `time`.
 #[inline]
 pub unsafe fn time_tzinfo(obj: Obj) -> Option<Obj> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `time` (the precondition), so the macro reads its tzinfo slot; the
+    // result is borrowed from `obj`.
     let tz = unsafe { ffi::PyDateTime_TIME_GET_TZINFO(obj) };
     (tz != super::none()).then_some(tz)
 }
@@ -108,7 +111,8 @@ pub unsafe fn time_tzinfo(obj: Obj) -> Option<Obj> {
 /// `obj` is a live `timedelta`.
 #[inline]
 pub unsafe fn timedelta_parts(obj: Obj) -> (i32, i32, i32) {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live `timedelta` (the precondition), so the macros read its three
+    // normalised fields from its fixed layout.
     unsafe {
         (
             ffi::PyDateTime_DELTA_GET_DAYS(obj),
@@ -124,7 +128,8 @@ pub unsafe fn timedelta_parts(obj: Obj) -> (i32, i32, i32) {
 /// `obj` is a live `complex`; the GIL is held.
 #[inline]
 pub unsafe fn complex_parts(obj: Obj) -> (f64, f64) {
-    // SAFETY: forwarded from the caller; neither call fails on an exact complex.
+    // SAFETY: `obj` is a live `complex` and the GIL is held (the precondition); on a complex
+    // neither call runs `__complex__` nor fails.
     unsafe {
         (
             ffi::PyComplex_RealAsDouble(obj),
@@ -138,7 +143,8 @@ pub unsafe fn complex_parts(obj: Obj) -> (f64, f64) {
 /// # Safety
 /// The GIL is held.
 pub unsafe fn new_complex(real: f64, imag: f64) -> Result<Owned, PyErr> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: the GIL is held (the precondition); the constructor returns a new reference, or null
+    // with an error set.
     unsafe { Owned::from_new(ffi::PyComplex_FromDoubles(real, imag)).ok_or_else(fetch_error) }
 }
 

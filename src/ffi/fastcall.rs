@@ -23,7 +23,8 @@ impl FastArgs {
     /// The three are what CPython passed to a `METH_FASTCALL | METH_KEYWORDS` function, which
     /// is running (so they are live), and the GIL is held.
     pub unsafe fn new(args: *const Obj, nargsf: ffi::Py_ssize_t, kwnames: Obj) -> FastArgs {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `nargsf` is what CPython passed to this running fastcall function (the
+        // precondition); `PyVectorcall_NARGS` only masks off the offset flag.
         let positional = unsafe { ffi::PyVectorcall_NARGS(nargsf as usize) } as usize;
         FastArgs {
             args,

@@ -46,7 +46,9 @@ impl Drop for GcPause {
 /// `dict` is a dict that holds only atomic keys and values, and the GIL is held.
 #[inline(always)]
 pub unsafe fn untrack_atomic_dict(dict: &Owned) {
-    // SAFETY: forwarded from the caller; a new dict from `PyDict_New` is tracked.
+    // SAFETY: `dict` is a dict holding only atomic keys and values, and the GIL is held (the
+    // precondition). A dict from `PyDict_New` is tracked, so untracking it is allowed, and CPython
+    // tracks it again once a container is stored in it.
     #[cfg(not(any(Py_3_14, Py_GIL_DISABLED)))]
     unsafe {
         ffi::PyObject_GC_UnTrack(dict.as_ptr().cast())

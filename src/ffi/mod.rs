@@ -17,6 +17,7 @@ mod gc;
 mod known;
 mod numpy;
 mod owned;
+mod refs;
 mod scalars;
 // Free-threaded builds only: per-object locks (critical sections).
 #[cfg(Py_GIL_DISABLED)]
@@ -47,6 +48,7 @@ pub use gc::{untrack_atomic_dict, GcPause};
 pub use known::{compat_ext_type, set_compat_ext_type, Known};
 pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
+pub use refs::Ref;
 pub use scalars::*;
 pub use text::*;
 #[cfg(Py_3_14)]

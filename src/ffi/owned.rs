@@ -56,7 +56,7 @@ impl Owned {
 /// `obj` is live and the GIL is held.
 #[inline(always)]
 pub unsafe fn ref_count(obj: Obj) -> isize {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live (the precondition), so its reference count field can be read.
     unsafe { ffi::Py_REFCNT(obj) }
 }
 

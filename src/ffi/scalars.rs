@@ -100,11 +100,14 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
     } else if overflow < 0 {
         IntValue::Big
     } else {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live int (this function's precondition) that overflowed `i64` upwards,
+        // which is what `int_value_wide` takes.
         unsafe { int_value_wide(obj) }
     }
 }
 
+/// # Safety
+/// `obj` is a live int whose value is above `i64::MAX`, and the GIL is held.
 #[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
 #[inline(never)]
 unsafe fn int_value_wide(obj: Obj) -> IntValue {
@@ -146,7 +149,9 @@ pub unsafe fn float_value(obj: Obj) -> f64 {
 #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
 #[inline]
 pub unsafe fn small_u128(obj: Obj) -> Option<u128> {
-    // SAFETY: forwarded from the caller; `digits_of` is read only for an exact int.
+    // SAFETY: `obj` is live and the GIL is held (the precondition), so its type can be read;
+    // `digits_of` reads the `PyLongObject` layout only once the type check below has found an exact
+    // int.
     unsafe {
         if super::type_of(obj) != super::int_type() {
             return None;

@@ -14,7 +14,9 @@ use super::{Obj, Owned};
 /// `obj` is a live `str` instance, the GIL is held, and the slice is not used after `obj` dies.
 #[inline(always)]
 pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live str and the GIL is held (the precondition); both readers return a
+    // slice of the object's own storage or of its cached UTF-8 form, which live as long as `obj`,
+    // and the caller uses it no longer.
     unsafe {
         match compact_ascii(obj) {
             Some(utf8) => Some(utf8),
@@ -40,7 +42,8 @@ unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
         let data = ffi::PyUnicode_DATA(obj) as *const u8;
         Some(std::slice::from_raw_parts(data, len))
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live str (this function's precondition), which
+    // `text_layout::compact_ascii` reads with the layout of 3.14.
     #[cfg(Py_3_14)]
     unsafe {
         super::text_layout::compact_ascii(obj)
@@ -75,6 +78,8 @@ pub unsafe fn str_utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
     }
 }
 
+/// # Safety
+/// `obj` is a live `str` instance, the GIL is held, and the slice is not used after `obj` dies.
 #[inline(never)]
 unsafe fn str_utf8_slow<'a>(obj: Obj) -> Option<&'a [u8]> {
     let mut size: ffi::Py_ssize_t = 0;
@@ -152,7 +157,8 @@ pub unsafe fn new_ascii_str(ascii: &[u8]) -> Option<Owned> {
 /// `utf8` is valid UTF-8 and the GIL is held.
 #[inline(always)]
 pub unsafe fn new_str(utf8: &[u8]) -> Option<Owned> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `utf8` is valid UTF-8 (the precondition; all ASCII when the first branch is taken)
+    // and the GIL is held, as both constructors require.
     unsafe {
         if utf8.is_ascii() {
             new_ascii_str(utf8)
@@ -256,7 +262,8 @@ pub unsafe fn prime_hash(obj: Obj) {
 /// # Safety
 /// `obj` is live and the GIL is held.
 pub unsafe fn is_private_name(obj: Obj) -> bool {
-    // SAFETY: forwarded from the caller; a failed UTF-8 conversion's error is cleared.
+    // SAFETY: `obj` is live and the GIL is held (the precondition); it is read as a str only once
+    // the flag check has found one, and the error of a failed UTF-8 conversion is cleared.
     unsafe {
         if !super::has_flag(super::type_of(obj), ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             return false;

@@ -14,8 +14,9 @@ use super::{fetch_error, Known, Obj, Owned};
 /// # Safety
 /// `cls` is a live type whose `__new__` is `object.__new__`, and the GIL is held.
 pub unsafe fn object_new(cls: Obj) -> Result<Owned, PyErr> {
-    // SAFETY: forwarded from the caller; `PyTuple_New(0)` is the shared empty tuple, and
-    // `object.__new__` takes no arguments.
+    // SAFETY: `cls` is a live type whose `__new__` is `object.__new__` (the precondition, checked
+    // in debug builds), so calling its `tp_new` with the shared empty tuple and no keywords is
+    // `object.__new__(cls)`; the GIL is held.
     unsafe {
         debug_assert!(ffi::PyType_Check(cls) != 0);
         let empty = Owned::from_new(ffi::PyTuple_New(0)).ok_or_else(fetch_error)?;
@@ -36,7 +37,8 @@ pub unsafe fn object_new(cls: Obj) -> Result<Owned, PyErr> {
 /// All three are live, `name` is a str, and the GIL is held.
 #[inline]
 pub unsafe fn set_attr_direct(obj: Obj, name: Obj, value: Obj) -> Result<(), PyErr> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj`, `name` (a str) and `value` are live and the GIL is held (the precondition),
+    // all that `PyObject_GenericSetAttr` needs; it takes its own reference to `value`.
     unsafe {
         if ffi::PyObject_GenericSetAttr(obj, name, value) == 0 {
             Ok(())
@@ -51,7 +53,9 @@ pub unsafe fn set_attr_direct(obj: Obj, name: Obj, value: Obj) -> Result<(), PyE
 /// # Safety
 /// `func`, every arg and `kwnames` (a tuple of str, or null) are live; the GIL is held.
 pub unsafe fn vectorcall(func: Obj, args: &[Obj], kwnames: Obj) -> Result<Owned, PyErr> {
-    // SAFETY: forwarded from the caller; vectorcall borrows the arguments for the call.
+    // SAFETY: `func`, every arg and `kwnames` (a tuple of str no longer than `args`, or null) are
+    // live and the GIL is held (the precondition), so `positional` is within `args`; vectorcall
+    // borrows them for the call only.
     unsafe {
         let positional = if kwnames.is_null() {
             args.len()
@@ -74,7 +78,8 @@ pub unsafe fn vectorcall(func: Obj, args: &[Obj], kwnames: Obj) -> Result<Owned,
 /// `func` is live and the GIL is held.
 #[inline]
 pub unsafe fn call0(func: Obj) -> Result<Owned, PyErr> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `func` is live and the GIL is held (the precondition); the call returns a new
+    // reference, or null with an error set.
     unsafe { Owned::from_new(ffi::PyObject_CallNoArgs(func)).ok_or_else(fetch_error) }
 }
 
@@ -100,7 +105,9 @@ pub unsafe fn new_set(frozen: bool) -> Result<Owned, PyErr> {
 /// Both are live, `set` was made by [`new_set`] and not yet shared, and the GIL is held.
 #[inline]
 pub unsafe fn set_add(set: &Owned, item: &Owned) -> Result<(), PyErr> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: both are live, the GIL is held, and `set` was made by `new_set` and not yet shared
+    // (the precondition), so adding to it, even to a frozenset, changes nothing another piece of
+    // code has seen.
     unsafe {
         if ffi::PySet_Add(set.as_ptr(), item.as_ptr()) == 0 {
             Ok(())
@@ -147,7 +154,8 @@ pub unsafe fn new_u128(v: u128) -> Option<Owned> {
 /// # Safety
 /// Both are live and the GIL is held.
 pub unsafe fn is_instance(obj: Obj, cls: Obj) -> Result<bool, PyErr> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: both are live and the GIL is held (the precondition); `PyObject_IsInstance` returns
+    // -1 with an error set when `__instancecheck__` fails.
     match unsafe { ffi::PyObject_IsInstance(obj, cls) } {
         1 => Ok(true),
         0 => Ok(false),
@@ -161,7 +169,7 @@ pub unsafe fn is_instance(obj: Obj, cls: Obj) -> Result<bool, PyErr> {
 /// `obj` is live and the GIL is held.
 #[inline]
 pub unsafe fn is_type(obj: Obj) -> bool {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live (the precondition), so its type's flags can be read.
     unsafe { ffi::PyType_Check(obj) != 0 }
 }
 
@@ -250,7 +258,8 @@ pub unsafe fn new_time(known: &Known, time: (i32, i32, i32, i32), tz: Obj) -> Re
 /// `obj` is live and the GIL is held.
 #[cold]
 pub unsafe fn repr_string(obj: Obj) -> String {
-    // SAFETY: forwarded from the caller; the repr is a str we own.
+    // SAFETY: `obj` is live and the GIL is held (the precondition); the repr is a new reference
+    // owned here, and the error of a failed repr is cleared.
     unsafe {
         let Some(text) = Owned::from_new(ffi::PyObject_Repr(obj)) else {
             ffi::PyErr_Clear();
@@ -282,7 +291,9 @@ pub unsafe fn type_object(obj: Obj) -> Owned {
 /// # Safety
 /// `cls` is a live subclass of `tuple` that adds no fields of its own, and the GIL is held.
 pub unsafe fn new_tuple_subclass(cls: Obj, n: usize) -> Result<Owned, PyErr> {
-    // SAFETY: forwarded from the caller; the allocation is zeroed (empty slots) and tracked.
+    // SAFETY: `cls` is a live subclass of `tuple` that adds no fields (the precondition, checked in
+    // debug builds), so its `tp_alloc` makes a zeroed tuple of `n` empty slots, which the collector
+    // tracks as any tuple; the GIL is held.
     unsafe {
         let ty: *mut ffi::PyTypeObject = cls.cast();
         debug_assert!(ffi::PyType_IsSubtype(ty, std::ptr::addr_of_mut!(ffi::PyTuple_Type)) != 0);

@@ -119,15 +119,16 @@ extern "C" {
 /// `ty` is a live type, `name` a live str, and the thread is attached.
 #[inline]
 pub unsafe fn type_lookup(ty: TypePtr, name: Obj) -> Option<Owned> {
-    // SAFETY: forwarded from the caller; the lookup raises no error. With the GIL the borrowed
-    // result is live (the type's MRO holds it) until the reference is taken, as no other
-    // thread runs in between.
+    // SAFETY: `ty` is a live type and `name` a live str (the precondition), and the lookup raises
+    // no error. With the GIL the borrowed result is live (the type's MRO holds it) until the
+    // reference is taken, as no other thread runs in between.
     #[cfg(not(Py_GIL_DISABLED))]
     unsafe {
         let found = _PyType_Lookup(ty, name);
         (!found.is_null()).then(|| Owned::from_borrowed(found))
     }
-    // SAFETY: forwarded from the caller; a non-null result is a new reference.
+    // SAFETY: `ty` is a live type and `name` a live str (the precondition); the lookup takes its
+    // reference to the result under the type's lock, so a non-null result is a new reference.
     #[cfg(Py_GIL_DISABLED)]
     unsafe {
         Owned::from_new(_PyType_LookupRef(ty, name))
@@ -141,9 +142,10 @@ pub unsafe fn type_lookup(ty: TypePtr, name: Obj) -> Option<Owned> {
 /// `ty` is a live type, `name` a live str, and the GIL is held.
 #[cfg(not(any(PyPy, GraalPy, Py_GIL_DISABLED)))]
 pub unsafe fn object_slot(ty: TypePtr, name: Obj) -> Option<usize> {
-    // SAFETY: forwarded from the caller; a member descriptor's layout is CPython's
-    // `PyMemberDescrObject`, whose `d_member` points at the type's `PyMemberDef` (pyo3-ffi
-    // declares it as another struct's pointer before 3.11; the C field is a `PyMemberDef *`).
+    // SAFETY: `ty` is a live type and `name` a live str (the precondition), as `type_lookup` needs.
+    // A member descriptor's layout is CPython's `PyMemberDescrObject`, whose `d_member` points at
+    // the type's `PyMemberDef` (pyo3-ffi declares it as another struct's pointer before 3.11; the C
+    // field is a `PyMemberDef *`).
     unsafe {
         let descr = type_lookup(ty, name)?;
         let descr = descr.as_ptr();
@@ -176,7 +178,9 @@ pub unsafe fn object_slot(_ty: TypePtr, _name: Obj) -> Option<usize> {
 /// its bases' slots where they are); the GIL is held.
 #[inline(always)]
 pub unsafe fn slot_value(obj: Obj, offset: usize) -> Option<Obj> {
-    // SAFETY: forwarded from the caller; the slot holds an object pointer or null.
+    // SAFETY: `obj` is a live instance of the type `offset` was found on, or of a subclass (the
+    // precondition), so `offset` lies inside the object, at a slot holding an object pointer or
+    // null.
     let value = unsafe { *(obj as *const u8).add(offset).cast::<Obj>() };
     (!value.is_null()).then_some(value)
 }

@@ -7,20 +7,19 @@ use super::per_type;
 use super::state::State;
 use super::Ctx;
 use crate::emit::Emitter;
-use crate::ffi::Obj;
+use crate::ffi::Ref;
 
 /// Writes `obj` with the emitter.
 ///
 /// Always inlined: each container writer (kept out of line) gets its own copy of this one
 /// dispatch in its loop, so scalars are written without a call per item.
 ///
-/// `obj` must be a live object, kept alive by its container or the caller for the duration, and
-/// the GIL must be held: every object reaching here comes from the Python call or from a
-/// container held by the serializer.
+/// `obj` is live on an attached thread ([`Ref`]'s invariant): every object reaching here comes
+/// from the Python call, from a container held by the serializer, or from a strong reference.
 #[inline(always)]
-pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: see the function's contract; each per-type writer relies on `classify` having
-    // checked the object's type.
+pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is live and the thread attached (`Ref`'s invariant), and `classify` has
+    // checked its type to be the one each per-type writer reads it as.
     unsafe {
         match classify(obj, st, cx) {
             ObType::Str => per_type::str::write(obj, st, cx, e),
@@ -28,7 +27,7 @@ pub fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::Dict => per_type::dict::write(obj, st, cx, e),
             ObType::List => per_type::list::write(obj, st, cx, e),
             ObType::Float => per_type::float::write(obj, e),
-            ObType::Bool => e.bool(obj == crate::ffi::true_obj()),
+            ObType::Bool => e.bool(obj.as_ptr() == crate::ffi::true_obj()),
             ObType::None => e.nil(),
             ObType::Tuple => per_type::list::write_tuple(obj, st, cx, e),
             ObType::NamedTuple => per_type::list::write_named_tuple(obj, st, cx, e),

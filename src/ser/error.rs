@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use crate::error::Error;
 pub use crate::error::{too_deep, with_cause};
 use crate::exc::MsgpackEncodeError;
-use crate::ffi::{type_name, Obj};
+use crate::ffi::Ref;
 use crate::limits::MAX_DEFAULT_DEPTH;
 
 #[cold]
@@ -17,24 +17,16 @@ pub fn default_too_deep() -> Error {
 }
 
 /// An object of a type nothing handles.
-///
-/// # Safety
-/// `obj` is live and the GIL is held.
 #[cold]
-pub unsafe fn unsupported(obj: Obj) -> Error {
-    // SAFETY: forwarded from the caller.
-    let name = unsafe { type_name(obj) };
+pub fn unsupported(obj: Ref<'_>) -> Error {
+    let name = obj.type_name();
     MsgpackEncodeError::new_err(format!("Type is not MessagePack serializable: {name}")).into()
 }
 
 /// `default` raised: a MessagePack error whose `__cause__` is what it raised.
-///
-/// # Safety
-/// `obj` is live and the GIL is held.
 #[cold]
-pub unsafe fn default_failed(obj: Obj, cause: PyErr) -> Error {
-    // SAFETY: forwarded from the caller.
-    let name = unsafe { type_name(obj) };
+pub fn default_failed(obj: Ref<'_>, cause: PyErr) -> Error {
+    let name = obj.type_name();
     let err = MsgpackEncodeError::new_err(format!("default raised an exception for type {name}"));
     with_cause(err, cause).into()
 }
@@ -61,13 +53,9 @@ pub fn surrogates(cause: PyErr) -> Error {
 }
 
 /// A dict key that the options do not allow.
-///
-/// # Safety
-/// `key` is live and the GIL is held.
 #[cold]
-pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
-    // SAFETY: forwarded from the caller.
-    let name = unsafe { type_name(key) };
+pub fn bad_key(key: Ref<'_>, non_str_keys: bool) -> Error {
+    let name = key.type_name();
     if non_str_keys {
         MsgpackEncodeError::new_err(format!(
             "dict key of type {name} is not supported (OPT_NON_STR_KEYS allows str, None, bool, \
@@ -84,13 +72,9 @@ pub unsafe fn bad_key(key: Obj, non_str_keys: bool) -> Error {
 
 /// A key of a pydantic model's `__dict__` or `__pydantic_extra__` (`what`) that is not a `str`,
 /// without `OPT_NON_STR_KEYS`.
-///
-/// # Safety
-/// `key` is live and the GIL is held.
 #[cold]
-pub unsafe fn model_key(what: &str, key: Obj) -> Error {
-    // SAFETY: forwarded from the caller.
-    let name = unsafe { type_name(key) };
+pub fn model_key(what: &str, key: Ref<'_>) -> Error {
+    let name = key.type_name();
     MsgpackEncodeError::new_err(format!(
         "pydantic model {what} key must be str, not {name} (see OPT_NON_STR_KEYS)"
     ))
@@ -99,13 +83,9 @@ pub unsafe fn model_key(what: &str, key: Obj) -> Error {
 
 /// A pydantic model's `__dict__` or `__pydantic_extra__` (`what`) that is not a dict (or None,
 /// for the extra values).
-///
-/// # Safety
-/// `obj` is live and the GIL is held.
 #[cold]
-pub unsafe fn model_not_a_dict(what: &str, obj: Obj) -> Error {
-    // SAFETY: forwarded from the caller.
-    let name = unsafe { type_name(obj) };
+pub fn model_not_a_dict(what: &str, obj: Ref<'_>) -> Error {
+    let name = obj.type_name();
     MsgpackEncodeError::new_err(format!("pydantic model {what} must be a dict, not {name}")).into()
 }
 

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::emit::{JsonCompat, JsonEmitter, Legacy, MsgpackEmitter};
 use crate::error::Res;
-use crate::ffi::{self, BytesWriter, Known, Numpy, Obj, Owned, TypePtr};
+use crate::ffi::{self, BytesWriter, Known, Numpy, Obj, Owned, Ref, TypePtr};
 use crate::opt::{self, Opt};
 use state::State;
 
@@ -203,11 +203,11 @@ fn write_msgpack(
 ) -> Res<BytesWriter> {
     if opts & opt::JSON_COMPAT != 0 {
         let mut emitter = JsonCompat::new(MsgpackEmitter::new(writer));
-        dispatch::write(obj.as_ptr(), State::new(opts), cx, &mut emitter)?;
+        dispatch::write(Ref::of_bound(obj), State::new(opts), cx, &mut emitter)?;
         Ok(emitter.into_inner().into_writer())
     } else {
         let mut emitter = MsgpackEmitter::new(writer);
-        dispatch::write(obj.as_ptr(), State::new(opts), cx, &mut emitter)?;
+        dispatch::write(Ref::of_bound(obj), State::new(opts), cx, &mut emitter)?;
         Ok(emitter.into_writer())
     }
 }
@@ -242,7 +242,7 @@ pub fn packb_compat<'py>(
         return finish(py, write_msgpack(obj, opts, &cx, writer)?);
     }
     let mut emitter = Legacy::new(MsgpackEmitter::new(writer), old_spec, single_float);
-    dispatch::write(obj.as_ptr(), State::new(opts), &cx, &mut emitter)?;
+    dispatch::write(Ref::of_bound(obj), State::new(opts), &cx, &mut emitter)?;
     finish(py, emitter.into_inner().into_writer())
 }
 
@@ -258,9 +258,9 @@ pub fn json_dumps<'py>(
     // SAFETY: as in `packb`.
     let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
     let mut writer = if opts & opt::INDENT_2 != 0 {
-        write_json::<true>(obj.as_ptr(), opts, &cx, writer)?
+        write_json::<true>(Ref::of_bound(obj), opts, &cx, writer)?
     } else {
-        write_json::<false>(obj.as_ptr(), opts, &cx, writer)?
+        write_json::<false>(Ref::of_bound(obj), opts, &cx, writer)?
     };
     if opts & opt::APPEND_NEWLINE != 0 {
         writer.put(b"\n")?;
@@ -269,7 +269,7 @@ pub fn json_dumps<'py>(
 }
 
 fn write_json<const INDENT: bool>(
-    obj: Obj,
+    obj: Ref<'_>,
     opts: Opt,
     cx: &Ctx,
     writer: BytesWriter,

@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 
-use crate::ffi::{self, Obj, Owned, TypePtr};
+use crate::ffi::{self, Owned, Ref, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
@@ -48,17 +48,13 @@ pub enum ObType {
 
 /// None and the exact builtin types come first, by pointer comparison; everything else takes
 /// [`classify_rare`].
-///
-/// # Safety
-/// `obj` is live.
 #[inline(always)]
-pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
+pub fn classify(obj: Ref<'_>, st: State, cx: &Ctx) -> ObType {
     // None is told by its address, before its type is loaded.
-    if obj == ffi::none() {
+    if obj.is_none() {
         return ObType::None;
     }
-    // SAFETY: the caller guarantees `obj` is live.
-    let ty = unsafe { ffi::type_of(obj) };
+    let ty = obj.type_of();
     if ty == ffi::str_type() {
         ObType::Str
     } else if ty == ffi::int_type() {
@@ -77,6 +73,8 @@ pub unsafe fn classify(obj: Obj, st: State, cx: &Ctx) -> ObType {
     }
 }
 
+/// # Safety
+/// `ty` is a live type object; the GIL is held.
 #[inline(never)]
 unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
@@ -205,9 +203,13 @@ fn datetime_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
 /// dataclasses, pydantic models, then subclasses of the types above and of the builtins, which
 /// pack as their base type unless `OPT_PASSTHROUGH_SUBCLASS`, and named tuples
 /// ([`tuple_subclass_kind`]).
+///
+/// # Safety
+/// `ty` is a live type object; the GIL is held.
 unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     let k = cx.known;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `ty` is a live type and the GIL is held (this function's precondition), so its
+    // metaclass, flags and MRO can be read; lookups return strong references.
     unsafe {
         let meta = ffi::type_of(ty.cast());
         if meta != ffi::type_type() && ffi::is_subtype(meta, k.enum_meta) {
@@ -288,7 +290,8 @@ unsafe fn tuple_subclass_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             return ObType::Other;
         }
     }
-    // SAFETY: forwarded from the caller; the lookup's result is held while its type is read.
+    // SAFETY: `ty` is a live type object and the GIL is held (this function's precondition), as
+    // `type_lookup` needs; the lookup's result is held while its type is read.
     let named = unsafe {
         ffi::type_lookup(ty, cx.known.names.fields).is_some_and(|fields| {
             ffi::has_flag(
@@ -332,7 +335,8 @@ impl LastLineage {
     /// `ty` is a live type object; the GIL is held.
     #[inline(always)]
     unsafe fn remember(&self, ty: TypePtr, ob: ObType) {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `ty` is a live type object and the GIL is held (this method's precondition), so a
+        // strong reference can be taken to it.
         let held = unsafe { Owned::from_borrowed(ty.cast()) };
         if let Some((replaced, _)) = self.last.replace(Some((held, ob))) {
             // SAFETY: `replaced` is held, so live.

@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Ref};
 use crate::ser::error;
 use crate::ser::Ctx;
 
@@ -10,11 +10,12 @@ use super::oob;
 /// # Safety
 /// `obj` is a live bytes object.
 #[inline(always)]
-pub unsafe fn write_bytes<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let data = unsafe { ffi::bytes_data(obj) };
+pub unsafe fn write_bytes<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live bytes object (this function's precondition), so its data is `ob_size`
+    // bytes that never change while it lives.
+    let data = unsafe { ffi::bytes_data(obj.as_ptr()) };
     // SAFETY: as above; a bytes object's memory never changes.
-    if data.len() >= cx.oob_threshold && unsafe { oob::offer(obj, data.len(), cx, e) }? {
+    if data.len() >= cx.oob_threshold && unsafe { oob::offer(obj.as_ptr(), data.len(), cx, e) }? {
         return Ok(());
     }
     e.bin(data)
@@ -26,16 +27,18 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 /// `obj` is a live bytearray; the thread is attached; the emitter runs no Python code while
 /// copying.
 #[inline]
-pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let len = unsafe { ffi::var_size(obj) };
+pub unsafe fn write_bytearray<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live bytearray (this function's precondition), so its size field can be
+    // read; the bytes themselves are read again below, under `with_bytearray`'s rules.
+    let len = unsafe { ffi::var_size(obj.as_ptr()) };
     // SAFETY: as above; the callback gets a `PickleBuffer`, which holds an export of the
     // bytearray, and the data is read again after it ran.
-    if len >= cx.oob_threshold && unsafe { oob::offer(obj, len, cx, e) }? {
+    if len >= cx.oob_threshold && unsafe { oob::offer(obj.as_ptr(), len, cx, e) }? {
         return Ok(());
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { ffi::with_bytearray(obj, |bytes| e.bin(bytes)) }
+    // SAFETY: `obj` is a live bytearray, the thread is attached, and the emitter runs no Python
+    // code while copying (this function's precondition): what `with_bytearray` needs.
+    unsafe { ffi::with_bytearray(obj.as_ptr(), |bytes| e.bin(bytes)) }
 }
 
 /// A memoryview's bytes (or those of any other object with a buffer: a `pickle.PickleBuffer`);
@@ -44,23 +47,25 @@ pub unsafe fn write_bytearray<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res 
 /// # Safety
 /// `obj` is a live memoryview; the GIL is held.
 #[inline]
-pub unsafe fn write_memoryview<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_memoryview<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     if cx.oob.is_some() {
-        // SAFETY: forwarded from the caller.
-        let len = unsafe { ffi::with_exported(obj, |bytes| bytes.len()) };
+        // SAFETY: `obj` is a live memoryview and the GIL is held (this function's precondition), so
+        // its buffer can be exported; measuring the length runs no Python code.
+        let len = unsafe { ffi::with_exported(obj.as_ptr(), |bytes| bytes.len()) };
         // A non-contiguous buffer is refused below.
         if let Ok(len) = len {
             if len >= cx.oob_threshold {
                 // SAFETY: `obj` is a live memoryview, so it exports a buffer, and the caller holds
                 // the GIL: what `offer` needs.
-                let taken = unsafe { oob::offer(obj, len, cx, e) }?;
+                let taken = unsafe { oob::offer(obj.as_ptr(), len, cx, e) }?;
                 if taken {
                     return Ok(());
                 }
             }
         }
     }
-    // SAFETY: forwarded from the caller; copying the bytes runs no Python code.
-    unsafe { ffi::with_exported(obj, |bytes| e.bin(bytes)) }
+    // SAFETY: `obj` is a live memoryview and the GIL is held (this function's precondition), so its
+    // buffer can be exported; copying the bytes runs no Python code, so the export stays valid.
+    unsafe { ffi::with_exported(obj.as_ptr(), |bytes| e.bin(bytes)) }
         .map_err(error::memoryview_not_contiguous)?
 }

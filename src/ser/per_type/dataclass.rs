@@ -3,7 +3,7 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Obj, Owned, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
@@ -14,28 +14,31 @@ const MAX_CACHED_TYPES: usize = 4096;
 /// # Safety
 /// `obj` is a live dataclass instance; the GIL is held.
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller; `names` is a tuple of str we hold.
+    // SAFETY: `obj` is a live dataclass instance and the GIL is held (this function's
+    // precondition); it is held for the walk, and `names` is a tuple of str held here.
     unsafe {
-        let _hold = ffi::hold(obj);
-        let held_names = field_names(ffi::type_of(obj).cast(), cx)?;
+        let _hold = ffi::hold(obj.as_ptr());
+        let held_names = field_names(ffi::type_of(obj.as_ptr()).cast(), cx)?;
         let names = ffi::tuple_items(held_names.as_ptr());
         // Field values are read from the instance dict when there is one (a lookup by a str
         // whose hash is cached), else through attribute access (slots, properties).
-        let dict = ffi::instance_dict(obj);
+        let dict = ffi::instance_dict(obj.as_ptr());
         e.map_begin(names.len())?;
         for (i, &name) in names.iter().enumerate() {
             e.map_key(i)?;
-            per_type::str::write(name, st, cx, e)?;
+            // SAFETY: `names` is a tuple of str held here, so each name stays alive (a tuple's
+            // items never change) while it is written.
+            per_type::str::write(Ref::new(name), st, cx, e)?;
             e.map_value()?;
             let value = match dict.as_ref().and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
                 Some(value) => value,
-                None => ffi::get_attr(obj, name).map_err(|cause| {
+                None => ffi::get_attr(obj.as_ptr(), name).map_err(|cause| {
                     error::attribute_failed("dataclass field could not be read", cause)
                 })?,
             };
-            dispatch::write(value.as_ptr(), st, cx, e)?;
+            dispatch::write(Ref::of(&value), st, cx, e)?;
         }
     }
     e.map_end()
@@ -43,6 +46,9 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 
 /// The names of the fields to pack for a dataclass type, as a tuple of str, from the cache or
 /// worked out from `__dataclass_fields__`.
+///
+/// # Safety
+/// `ty` is a live dataclass type; the thread is attached.
 unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.

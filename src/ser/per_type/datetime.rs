@@ -4,18 +4,21 @@
 use crate::calendar::{civil_from_days, days_from_civil, Text, MAX_SECS, MIN_SECS};
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, TimeUnit};
+use crate::ffi::{self, Obj, Ref, TimeUnit};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, Ctx};
 
-/// The UTC offset of a datetime in microseconds, `None` when it is naive (no tzinfo, or a tzinfo whose
+/// The UTC offset of a datetime in microseconds, `None` when it is naive (no tzinfo, or a tzinfo
+/// whose
 /// `utcoffset` says `None`).
 ///
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
 unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live datetime and the GIL is held (this function's precondition). Its
+    // tzinfo is borrowed from it and stays alive while `obj` does; `delta` is read as a timedelta
+    // only once checked to be one.
     unsafe {
         let Some(tz) = ffi::datetime_tzinfo(obj) else {
             return Ok(None);
@@ -66,9 +69,15 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
 
 /// # Safety
 /// `obj` is a live datetime (or subclass); the GIL is held.
-pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let (c, offset) = unsafe { (ffi::datetime_fields(obj), utc_offset(obj, cx)?) };
+pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live datetime and the GIL is held (this function's precondition), as
+    // `datetime_fields` and `utc_offset` need.
+    let (c, offset) = unsafe {
+        (
+            ffi::datetime_fields(obj.as_ptr()),
+            utc_offset(obj.as_ptr(), cx)?,
+        )
+    };
     let offset = offset.or_else(|| st.has(opt::NAIVE_UTC).then_some(0));
     if st.has(opt::DATETIME_AS_TIMESTAMP_EXT) {
         if let Some(offset) = offset {
@@ -91,9 +100,9 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut 
 
 /// # Safety
 /// `obj` is a live date (or subclass).
-pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let c = unsafe { ffi::date_fields(obj) };
+pub unsafe fn write_date<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live date (this function's precondition), as `date_fields` needs.
+    let c = unsafe { ffi::date_fields(obj.as_ptr()) };
     let mut text = Text::new();
     text.date(c.year, c.month, c.day);
     e.str(text.as_bytes())
@@ -103,9 +112,15 @@ pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 ///
 /// # Safety
 /// `obj` is a live time (or subclass).
-pub unsafe fn write_time<E: Emitter>(obj: Obj, st: State, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let (c, aware) = unsafe { (ffi::time_fields(obj), ffi::time_has_tzinfo(obj)) };
+pub unsafe fn write_time<E: Emitter>(obj: Ref<'_>, st: State, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live time (this function's precondition), as `time_fields` and
+    // `time_has_tzinfo` need.
+    let (c, aware) = unsafe {
+        (
+            ffi::time_fields(obj.as_ptr()),
+            ffi::time_has_tzinfo(obj.as_ptr()),
+        )
+    };
     if aware {
         return Err(error::aware_time());
     }

@@ -1,33 +1,29 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
 /// Hands `obj` to the user's `default` and packs what it returns; without `default`, an error.
-///
-/// # Safety
-/// `obj` is live; the GIL is held.
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    if unsafe { super::oob::is_pickle_buffer(obj) }? {
-        // SAFETY: a PickleBuffer exports its memory like a memoryview.
+pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is live and the thread attached (`Ref`'s invariant), as `is_pickle_buffer`
+    // needs.
+    if unsafe { super::oob::is_pickle_buffer(obj.as_ptr()) }? {
+        // SAFETY: `obj` is a live PickleBuffer (checked just above), which exports its memory
+        // as a memoryview does, and the thread is attached.
         return unsafe { super::bytes::write_memoryview(obj, cx, e) };
     }
     let Some(default) = cx.default else {
-        // SAFETY: forwarded from the caller.
-        return Err(unsafe { error::unsupported(obj) });
+        return Err(error::unsupported(obj));
     };
     let st = st.enter_default()?;
     // The call runs Python code, which could free `obj` (by emptying its container) before the
     // error below reads it.
-    // SAFETY: forwarded from the caller.
-    let obj = unsafe { ffi::Owned::from_borrowed(obj) };
-    // SAFETY: `default` is kept alive by the caller of packb, `obj` here.
+    let obj = obj.hold();
+    // SAFETY: `default` is kept alive by the caller of packb, `obj` here; the thread is attached.
     let replacement = unsafe { ffi::call1(default, obj.as_ptr()) }
-        // SAFETY: `obj` is held.
-        .map_err(|cause| unsafe { error::default_failed(obj.as_ptr(), cause) })?;
-    dispatch::write(replacement.as_ptr(), st, cx, e)
+        .map_err(|cause| error::default_failed(Ref::of(&obj), cause))?;
+    dispatch::write(Ref::of(&replacement), st, cx, e)
 }

@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::{Emitter, KeyText};
-use crate::ffi::{self, DictIter, Obj, Owned};
+use crate::ffi::{self, DictIter, Owned, Ref};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
@@ -12,14 +12,15 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// # Safety
 /// `obj` is a live dict; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    if unsafe { ffi::dict_len(obj) } == 0 {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live dict (this function's precondition), so its size can be read.
+    if unsafe { ffi::dict_len(obj.as_ptr()) } == 0 {
         // Nothing to hold or walk, but it still counts toward the nesting limit.
         st.enter_container()?;
         return e.map_empty();
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live dict and the GIL is held (this function's precondition), as
+    // `write_entries` needs.
     unsafe { write_entries(obj, st, cx, e) }
 }
 
@@ -31,16 +32,17 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// # Safety
 /// `obj` is a live dict; the GIL is held.
 #[inline(never)]
-unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_entries<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live dict and the GIL is held (this function's precondition); `while_held`
+    // keeps it alive for the walk whatever Python code `default` runs.
     unsafe {
-        ffi::while_held(obj, || {
+        ffi::while_held(obj.as_ptr(), || {
             if st.has(opt::SORT_KEYS) {
                 return write_sorted(obj, st, cx, e);
             }
             // SAFETY: the dict is held while iterating.
-            let mut entries = DictIter::new(obj);
+            let mut entries = DictIter::new(obj.as_ptr());
             let len = entries.len();
             e.map_begin(len)?;
             let mut n = 0;
@@ -50,7 +52,9 @@ unsafe fn write_entries<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) ->
                 }
                 e.map_key(n)?;
                 // SAFETY: the dict (or, free-threaded, the iterator's copy) holds the entry,
-                // and no Python code has run since it was read.
+                // and no Python code has run since it was read: both are live until Python
+                // code runs, `Ref`'s contract, and `write_entry` holds them before it does.
+                let (key, value) = (Ref::new(key), Ref::new(value));
                 per_type::key::write_entry(key, value, st, cx, e)?;
                 n += 1;
             }
@@ -71,39 +75,43 @@ struct Entry<'a> {
     value: Owned,
 }
 
+/// # Safety
+/// `obj` is a live dict, held by the caller; the GIL is held.
 #[cold]
 #[inline(never)]
-unsafe fn write_sorted<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_sorted<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: the caller holds the dict; every entry holds its key and value, so Python code
     // run while values are written cannot free the strings the sorted slices point into.
     unsafe {
-        let mut walk = DictIter::new(obj);
+        let mut walk = DictIter::new(obj.as_ptr());
         let len = walk.len();
         let mut entries = Vec::with_capacity(len);
         for (key, value) in &mut walk {
-            let ty = ffi::type_of(key);
+            // Writing a key below can run Python code (a tzinfo's `utcoffset`, an enum's
+            // value), which could remove the entry: both are held from here.
+            let (key, value) = (Owned::from_borrowed(key), Owned::from_borrowed(value));
+            let ty = Ref::of(&key).type_of();
             let is_str = ty == ffi::str_type()
                 || (st.has(opt::NON_STR_KEYS)
                     && ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS));
             if !is_str {
                 if !st.has(opt::NON_STR_KEYS) {
-                    return Err(error::bad_key(key, false));
+                    return Err(error::bad_key(Ref::of(&key), false));
                 }
                 if !E::STRINGIFIES_KEYS {
                     return Err(error::sort_non_str_keys());
                 }
                 // JSON sorts such keys by the text they are written as.
                 let mut text = KeyText::default();
-                per_type::key::write(key, st, cx, &mut text)?;
+                per_type::key::write(Ref::of(&key), st, cx, &mut text)?;
                 entries.push(Entry {
                     utf8: std::borrow::Cow::Owned(text.0),
-                    _key: Owned::from_borrowed(key),
+                    _key: key,
                     _replaced: None,
-                    value: Owned::from_borrowed(value),
+                    value,
                 });
                 continue;
             }
-            let key = Owned::from_borrowed(key);
             let (utf8, replaced) = match ffi::str_utf8(key.as_ptr()) {
                 Some(utf8) => (utf8, None),
                 None => {
@@ -111,7 +119,6 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> 
                     (ffi::bytes_data(encoded.as_ptr()), Some(encoded))
                 }
             };
-            let value = Owned::from_borrowed(value);
             entries.push(Entry {
                 utf8: std::borrow::Cow::Borrowed(utf8),
                 _key: key,
@@ -129,7 +136,7 @@ unsafe fn write_sorted<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> 
             e.map_key(i)?;
             e.str(&entry.utf8)?;
             e.map_value()?;
-            dispatch::write(entry.value.as_ptr(), st, cx, e)?;
+            dispatch::write(Ref::of(&entry.value), st, cx, e)?;
         }
         if walk.changed() {
             return Err(error::changed_size("dict"));

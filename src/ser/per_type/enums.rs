@@ -4,17 +4,18 @@ use std::cell::{Cell, UnsafeCell};
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Obj, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
 /// # Safety
 /// `obj` is a live enum member; the GIL is held.
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let value = unsafe { member_value(obj, cx) }?;
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live enum member and the GIL is held (this function's precondition), as
+    // `member_value` needs.
+    let value = unsafe { member_value(obj.as_ptr(), cx) }?;
     // A value may be another enum or a container: count it as one level of nesting.
-    dispatch::write(value.as_ptr(), st.enter_container()?, cx, e)
+    dispatch::write(Ref::of(&value), st.enter_container()?, cx, e)
 }
 
 /// A member's `value`. When the enum keeps `Enum`'s own `value` property, which returns
@@ -28,14 +29,18 @@ pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
     if let Some(value) = cx.member_values.get(obj) {
         return Ok(value);
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live enum member and the GIL is held (this function's precondition), as
+    // `member_value_uncached` needs.
     unsafe { member_value_uncached(obj, cx) }
 }
 
+/// # Safety
+/// `obj` is a live enum member; the GIL is held.
 #[inline(never)]
 unsafe fn member_value_uncached(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
     let names = &cx.known.names;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live enum member and the GIL is held (this function's precondition), so
+    // its type and its instance dict can be read; the lookups' results are strong references.
     unsafe {
         let standard = ffi::type_lookup(ffi::type_of(obj), names.value)
             .is_some_and(|found| found.as_ptr() == cx.known.enum_value_descriptor);
@@ -97,7 +102,9 @@ impl MemberValues {
     unsafe fn remember(&self, member: Obj, value: &ffi::Owned) {
         let used = self.used.get();
         if used < Self::SLOTS {
-            // SAFETY: forwarded from the caller; no reference into the slots is alive.
+            // SAFETY: `member` and `value` are live and the GIL is held (this method's
+            // precondition), so references can be taken to them; `used < SLOTS` keeps the write in
+            // bounds, and no reference into the slots is alive.
             unsafe {
                 (*self.slots.get())[used] = (
                     ffi::Owned::from_borrowed(member).into_raw(),

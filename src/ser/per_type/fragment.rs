@@ -4,7 +4,7 @@ use pyo3::types::{PyBytes, PyString};
 use crate::emit::Emitter;
 use crate::error::Res;
 use crate::exc::MsgpackEncodeError;
-use crate::ffi::Obj;
+use crate::ffi::Ref;
 use crate::fragment::{Fragment, JsonFragment};
 
 /// A [`Fragment`]: its MessagePack bytes, checked when it was made, written as they are.
@@ -12,11 +12,14 @@ use crate::fragment::{Fragment, JsonFragment};
 /// # Safety
 /// `obj` is a live `Fragment`; the GIL is held.
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: the GIL is held and `obj` is a Fragment (its type was checked by pointer).
     let (py, fragment) = unsafe {
         let py = Python::assume_attached();
-        (py, Borrowed::from_ptr(py, obj).cast_unchecked::<Fragment>())
+        (
+            py,
+            Borrowed::from_ptr(py, obj.as_ptr()).cast_unchecked::<Fragment>(),
+        )
     };
     debug_assert!(fragment.is_exact_instance_of::<Fragment>());
     e.raw_msgpack(fragment.get().bytes(py))
@@ -27,13 +30,13 @@ pub unsafe fn write<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live `JsonFragment`; the GIL is held.
 #[inline(never)]
-pub unsafe fn write_json<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write_json<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: the GIL is held and `obj` is a json.Fragment (its type was checked by pointer).
     let (py, fragment) = unsafe {
         let py = Python::assume_attached();
         (
             py,
-            Borrowed::from_ptr(py, obj).cast_unchecked::<JsonFragment>(),
+            Borrowed::from_ptr(py, obj.as_ptr()).cast_unchecked::<JsonFragment>(),
         )
     };
     debug_assert!(fragment.is_exact_instance_of::<JsonFragment>());

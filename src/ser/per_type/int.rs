@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{int_value, IntValue, Obj};
+use crate::ffi::{int_value, IntValue, Ref};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, per_type, Ctx};
@@ -16,9 +16,10 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// # Safety
 /// `obj` is a live int; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    match unsafe { int_value(obj) } {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live int and the GIL is held (this function's precondition), as
+    // `int_value` needs.
+    match unsafe { int_value(obj.as_ptr()) } {
         IntValue::I64(v) => {
             if E::JSON_TEXT
                 && st.has(opt::STRICT_INTEGER)
@@ -34,20 +35,22 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
             }
             e.uint(v)
         }
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `obj` is a live int and the GIL is held (the precondition), as `write_big` needs.
         IntValue::Big => unsafe { write_big(obj, st, cx, e) },
     }
 }
 
+/// # Safety
+/// `obj` is a live int; the GIL is held.
 #[cold]
-unsafe fn write_big<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_big<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     if st.has(opt::EXACT) {
-        // SAFETY: forwarded from the caller.
-        return unsafe { per_type::exact::write_big_int(obj, e) };
+        // SAFETY: `obj` is a live int and the GIL is held (this function's precondition), as
+        // `write_big_int` needs.
+        return unsafe { per_type::exact::write_big_int(obj.as_ptr(), e) };
     }
     if st.has(opt::PASSTHROUGH_BIG_INT) && cx.default.is_some() {
-        // SAFETY: forwarded from the caller.
-        return unsafe { per_type::default::write(obj, st, cx, e) };
+        return per_type::default::write(obj, st, cx, e);
     }
     Err(error::int_too_big())
 }

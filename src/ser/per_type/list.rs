@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Obj, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
@@ -11,13 +11,14 @@ use crate::ser::{dispatch, error, per_type, Ctx};
 /// # Safety
 /// `obj` is a live list; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live list and the GIL is held (this function's precondition), so its size
+    // can be read and the writers below get what they need.
     unsafe {
-        if ffi::var_size(obj) <= 2 {
-            write_short(obj, st, cx, e)
+        if ffi::var_size(obj.as_ptr()) <= 2 {
+            write_short(obj.as_ptr(), st, cx, e)
         } else {
-            write_list(obj, st, cx, e)
+            write_list(obj.as_ptr(), st, cx, e)
         }
     }
 }
@@ -31,7 +32,7 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 /// `obj` is a live list of at most two items; the GIL is held.
 #[inline(never)]
 unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list (this function's precondition), so its size can be read.
     let len = unsafe { ffi::var_size(obj) };
     if len == 2 {
         // SAFETY: the list is live.
@@ -41,7 +42,8 @@ unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> R
     } else if len == 0 {
         return write_empty(st, e);
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list and the GIL is held (this function's precondition), as
+    // `write_list` needs.
     unsafe { write_list(obj, st, cx, e) }
 }
 
@@ -78,15 +80,19 @@ fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
 #[inline(never)]
 unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live list and the thread is attached (this function's precondition);
+    // `while_held` keeps it alive for the walk, and `ListItems` reads its items by the rules of the
+    // build (bounds-checked with the GIL, copied under its lock without).
     unsafe {
         ffi::while_held(obj, || {
             let items = ffi::ListItems::new(obj);
             let len = items.len();
             e.array_begin(len)?;
             for i in 0..len {
-                // SAFETY: the list (or, free-threaded, the copy) holds the item.
-                let Some(item) = items.get(i) else {
+                // SAFETY: the list (or, free-threaded, the copy) holds the item, and no Python
+                // code has run since it was read: it is live until Python code runs, `Ref`'s
+                // contract, and the writers that run Python code hold it first.
+                let Some(item) = items.get(i).map(|item| Ref::new(item)) else {
                     return Err(error::changed_size("list"));
                 };
                 e.array_item(i)?;
@@ -107,8 +113,10 @@ unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Re
 /// # Safety
 /// `obj` is a live tuple subclass instance; the GIL is held.
 #[inline(always)]
-pub unsafe fn write_named_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; a tuple subclass instance stores its items as a tuple.
+pub unsafe fn write_named_tuple<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live tuple subclass instance and the GIL is held (this function's
+    // precondition), which is what both writers need; such an instance stores its items as a tuple
+    // does.
     unsafe {
         if E::JSON_TYPES {
             per_type::default::write(obj, st, cx, e)
@@ -123,16 +131,19 @@ pub unsafe fn write_named_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &m
 /// # Safety
 /// `obj` is a live tuple or tuple subclass instance; the GIL is held.
 #[inline(never)]
-pub unsafe fn write_tuple<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_tuple<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
-    // SAFETY: forwarded from the caller; holding the tuple keeps its (immutable) items alive.
+    // SAFETY: `obj` is a live tuple (or subclass instance) and the GIL is held (this function's
+    // precondition); holding it keeps its items, which never change, alive for the walk.
     unsafe {
-        ffi::while_held(obj, || {
-            let items = ffi::tuple_items(obj);
+        ffi::while_held(obj.as_ptr(), || {
+            let items = ffi::tuple_items(obj.as_ptr());
             e.array_begin(items.len())?;
             for (i, &item) in items.iter().enumerate() {
                 e.array_item(i)?;
-                dispatch::write(item, st, cx, e)?;
+                // SAFETY: the tuple is held for the walk and its items never change, so each
+                // item lives while it is written.
+                dispatch::write(Ref::new(item), st, cx, e)?;
             }
             e.array_end()
         })

@@ -9,7 +9,7 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Obj, Order, Owned};
+use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Obj, Order, Owned, Ref};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, per_type, Ctx};
@@ -24,9 +24,10 @@ fn numpy(cx: &Ctx) -> Res<&'static Numpy> {
 ///
 /// # Safety
 /// `obj` is a live ndarray; the GIL is held.
-pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    unsafe { write_values(obj, obj, true, st, cx, e) }
+pub unsafe fn write_array<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live ndarray and the GIL is held (this function's precondition), as
+    // `write_values` needs of both its object and its array.
+    unsafe { write_values(obj.as_ptr(), obj, true, st, cx, e) }
 }
 
 /// A numpy scalar (`np.float32(1.5)`, `np.datetime64(...)`, ...), packed through a 0-d array
@@ -34,29 +35,37 @@ pub unsafe fn write_array<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) 
 ///
 /// # Safety
 /// `obj` is a live numpy scalar; the GIL is held.
-pub unsafe fn write_scalar<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_scalar<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let np = numpy(cx)?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live numpy scalar and the GIL is held (this function's precondition); its
+    // inline value is read only once its type is found among numpy's scalar types.
     unsafe {
         if !st.has(opt::NUMPY_RAW) {
-            let ty = ffi::type_of(obj);
+            let ty = ffi::type_of(obj.as_ptr());
             if let Some(&(_, elem)) = np.scalars.iter().find(|&&(t, _)| t == ty) {
                 // numpy's scalar objects (numpy/arrayscalars.h) hold their value, in native
                 // byte order, right after the object header.
-                let value = obj.cast::<u8>().add(std::mem::size_of::<ffi::PyObject>());
+                let value = obj
+                    .as_ptr()
+                    .cast::<u8>()
+                    .add(std::mem::size_of::<ffi::PyObject>());
                 return write_elem(value, Order::NATIVE, elem, st, e);
             }
         }
-        let array = ffi::call1(np.asarray, obj).map_err(numpy_failed)?;
+        let array = ffi::call1(np.asarray, obj.as_ptr()).map_err(numpy_failed)?;
         write_values(array.as_ptr(), obj, false, st, cx, e)
     }
 }
 
 /// `array`'s values, element-wise or raw; `original` (the array, or the scalar it was made
 /// from) is what `default` receives for an unsupported dtype.
+///
+/// # Safety
+/// `array` is a live ndarray and `original` a live object, both held by the caller; the GIL is
+/// held.
 unsafe fn write_values<E: Emitter>(
     array: Obj,
-    original: Obj,
+    original: Ref<'_>,
     is_array: bool,
     st: State,
     cx: &Ctx,
@@ -107,6 +116,9 @@ unsafe fn write_values<E: Emitter>(
 }
 
 /// An array's dtype and its `dtype.str` (`<f8`, `|b1`, ...).
+///
+/// # Safety
+/// `obj` is a live ndarray; the GIL is held.
 unsafe fn dtype_of(obj: Obj, np: &Numpy) -> Res<(Owned, String)> {
     // SAFETY: attached; `obj` is live.
     unsafe {
@@ -121,6 +133,9 @@ unsafe fn dtype_of(obj: Obj, np: &Numpy) -> Res<(Owned, String)> {
 
 /// datetime64 arrays have no buffer export: they are read through a view as int64 of the same
 /// byte order (the values are counts of the unit since the epoch).
+///
+/// # Safety
+/// `obj` is a live ndarray of the dtype `elem` was parsed from; the GIL is held.
 unsafe fn as_int_view(obj: Obj, order: Order, elem: Elem, np: &Numpy) -> Res<Owned> {
     // SAFETY: attached; `obj` is live.
     unsafe {
@@ -134,6 +149,10 @@ unsafe fn as_int_view(obj: Obj, order: Order, elem: Elem, np: &Numpy) -> Res<Own
 }
 
 /// One dimension of an array: an array of the next dimension's arrays, or of values.
+///
+/// # Safety
+/// `ptr` points at the start of dimension `dim` of `buf`'s exported buffer, whose shape and strides
+/// describe memory that stays valid (the export is held) for the call.
 unsafe fn walk<E: Emitter>(
     buf: &ArrayBuffer,
     dim: usize,
@@ -184,6 +203,8 @@ fn max_encoded_len(elem: Elem) -> usize {
 /// Reads an element as an unsigned integer of its width, in native order.
 macro_rules! loader {
     ($name:ident, $t:ty) => {
+        /// # Safety
+        /// `ptr` points at an element of this width, in readable memory.
         #[inline(always)]
         unsafe fn $name(ptr: *const u8, order: Order) -> $t {
             // SAFETY: the caller points at an element of this width.
@@ -200,6 +221,10 @@ loader!(load32, u32);
 loader!(load64, u64);
 
 /// The innermost dimension: the element type is matched once, then the emitter writes the run.
+///
+/// # Safety
+/// `ptr` points at `len` elements of the dtype `elem`, `stride` bytes apart, in memory that stays
+/// valid for the call.
 #[allow(clippy::too_many_arguments)]
 unsafe fn write_row<E: Emitter>(
     ptr: *const u8,
@@ -242,6 +267,9 @@ unsafe fn write_row<E: Emitter>(
 }
 
 /// One value (a 0-d array or a numpy scalar): a run of one, without the array around it.
+///
+/// # Safety
+/// `ptr` points at one element of the dtype `elem`, in memory that stays valid for the call.
 unsafe fn write_elem<E: Emitter>(
     ptr: *const u8,
     order: Order,
@@ -274,7 +302,7 @@ unsafe fn write_elem<E: Emitter>(
 /// What the raw form is made from.
 struct Raw<'a> {
     array: Obj,
-    original: Obj,
+    original: Ref<'a>,
     dtype: Obj,
     dtype_str: &'a str,
     parsed: Option<(Order, Elem)>,
@@ -284,6 +312,9 @@ struct Raw<'a> {
 /// The raw form: `{b"nd": True, b"type": dtype.str, b"kind": b"", b"shape": [...], b"data": ...}`
 /// for arrays, `{b"nd": False, b"type": dtype.str, b"data": ...}` for scalars. Object and
 /// structured dtypes have no raw form.
+///
+/// # Safety
+/// `raw`'s objects are live and held by the caller; the GIL is held.
 unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let np = numpy(cx)?;
     let Raw {
@@ -372,9 +403,12 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
 }
 
 /// A dtype nothing packs: to `default`, or an error naming it.
+///
+/// # Safety
+/// `obj` and `dtype` are live; the GIL is held.
 #[cold]
 unsafe fn unsupported<E: Emitter>(
-    obj: Obj,
+    obj: Ref<'_>,
     dtype: Obj,
     raw: bool,
     st: State,
@@ -382,8 +416,7 @@ unsafe fn unsupported<E: Emitter>(
     e: &mut E,
 ) -> Res {
     if cx.default.is_some() {
-        // SAFETY: forwarded from the caller.
-        return unsafe { per_type::default::write(obj, st, cx, e) };
+        return per_type::default::write(obj, st, cx, e);
     }
     let np = numpy(cx)?;
     // SAFETY: attached; `dtype` is live.

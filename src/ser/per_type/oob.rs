@@ -68,7 +68,8 @@ pub unsafe fn offer<E: Emitter>(obj: Obj, len: usize, cx: &Ctx, e: &mut E) -> Re
     if len < cx.oob_threshold {
         return Ok(false);
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is live and exports a buffer, and the GIL is held (this function's
+    // precondition, the same as `claim`'s).
     match unsafe { claim(obj, cx) }? {
         Some((index, len)) => write_ref(index, len, e).map(|()| true),
         None => Ok(false),

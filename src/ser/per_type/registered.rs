@@ -4,38 +4,36 @@
 use crate::emit::Emitter;
 use crate::error::Res;
 use crate::exc::MsgpackEncodeError;
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
-/// # Safety
-/// `obj` is live, of a type the call's registry holds; the GIL is held.
+/// An instance of a registered class (or any object: one whose type the registry does not hold
+/// is an error).
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    let ty = unsafe { ffi::type_of(obj) };
+pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    let ty = obj.type_of();
     let table = cx.exact.as_deref().and_then(|x| x.registry.as_ref());
     let Some(entry) = table.and_then(|t| t.by_type(ty)) else {
-        // SAFETY: forwarded from the caller.
-        return Err(unsafe { error::unsupported(obj) });
+        return Err(error::unsupported(obj));
     };
     // An encoder returning an instance of its own class recurses: counted as `default` is.
     let st = st.enter_default()?;
     if entry.members.is_some() {
         // An Enum registered without functions: the member's value.
-        // SAFETY: forwarded from the caller: `obj` is an instance of the Enum class.
-        let value = unsafe { per_type::enums::member_value(obj, cx)? };
+        // SAFETY: `obj` is live and the thread attached (`Ref`'s invariant), and the entry has
+        // members, so its type is the registered Enum class: `obj` is one of its members, as
+        // `member_value` needs.
+        let value = unsafe { per_type::enums::member_value(obj.as_ptr(), cx)? };
         let mark = e.ext_begin()?;
-        dispatch::write(value.as_ptr(), st, cx, e)?;
+        dispatch::write(Ref::of(&value), st, cx, e)?;
         return e.ext_end(mark, entry.code);
     }
     // The call runs Python code, which could free `obj` by emptying its container.
-    // SAFETY: forwarded from the caller.
-    let obj = unsafe { Owned::from_borrowed(obj) };
-    // SAFETY: the table (held by the context) holds `encode`; `obj` is held.
+    let obj = obj.hold();
+    // SAFETY: the table (held by the context) holds `encode`; `obj` is held; attached.
     let value = unsafe { ffi::call1(entry.encode.as_ptr(), obj.as_ptr()) }.map_err(|cause| {
-        // SAFETY: `obj` is held.
-        let name = unsafe { ffi::type_name(obj.as_ptr()) };
+        let name = Ref::of(&obj).type_name();
         error::with_cause(
             MsgpackEncodeError::new_err(format!(
                 "the registered encode function raised an exception for type {name}"
@@ -44,6 +42,6 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         )
     })?;
     let mark = e.ext_begin()?;
-    dispatch::write(value.as_ptr(), st, cx, e)?;
+    dispatch::write(Ref::of(&value), st, cx, e)?;
     e.ext_end(mark, entry.code)
 }

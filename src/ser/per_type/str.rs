@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, fetch_error, Obj};
+use crate::ffi::{self, fetch_error, Obj, Ref};
 use crate::opt;
 use crate::ser::error;
 use crate::ser::state::State;
@@ -12,19 +12,26 @@ use crate::ser::Ctx;
 /// # Safety
 /// `obj` is a live str; the GIL is held.
 #[inline(always)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
-    match unsafe { ffi::str_utf8(obj) } {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as `str_utf8`
+    // needs; the slice is written before this function returns, while `obj` still lives.
+    match unsafe { ffi::str_utf8(obj.as_ptr()) } {
         Some(utf8) => e.str(utf8),
-        // SAFETY: forwarded from the caller.
-        None => unsafe { write_surrogates(obj, st, cx, e) },
+        // SAFETY: `obj` is a live str and the GIL is held (the precondition), as `write_surrogates`
+        // needs.
+        None => unsafe { write_surrogates(obj.as_ptr(), st, cx, e) },
     }
 }
 
 /// A string with lone surrogates, which strict UTF-8 refuses.
+///
+/// # Safety
+/// `obj` is a live str; the GIL is held.
 #[cold]
 unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; the encoded form is a bytes object we own.
+    // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as
+    // `encode_surrogates` needs; the encoded form is a bytes object owned here, alive while its
+    // data is written.
     unsafe {
         let encoded = encode_surrogates(obj, st, cx)?;
         e.str(ffi::bytes_data(encoded.as_ptr()))
@@ -42,7 +49,8 @@ unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E)
 #[cold]
 pub unsafe fn encode_surrogates(obj: Obj, st: State, cx: &Ctx) -> Res<ffi::Owned> {
     let cause = fetch_error();
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as the
+    // encoders called below need; the error fetched above is the one `str_utf8` set.
     unsafe {
         if let Some(errors) = &cx.unicode_errors {
             return ffi::str_utf8_with(obj, errors).ok_or_else(|| fetch_error().into());

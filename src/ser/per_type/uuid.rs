@@ -4,27 +4,30 @@ use pyo3::prelude::*;
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Obj, Ref};
 use crate::ser::{error, Ctx};
 
 /// # Safety
 /// `obj` is a live UUID (or subclass); the GIL is held.
-pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
     // An exact UUID's `int` is its slot (a subclass may compute `int` otherwise).
-    // SAFETY: forwarded from the caller.
-    let exact = unsafe { ffi::type_of(obj) } == k.uuid;
+    // SAFETY: `obj` is a live UUID and the GIL is held (this function's precondition), so its type
+    // can be read.
+    let exact = unsafe { ffi::type_of(obj.as_ptr()) } == k.uuid;
     if let (true, Some(offset)) = (exact, k.uuid_int_slot) {
         // SAFETY: `obj` is a live exact UUID (checked above), so `offset` is that of its `int`
         // slot; the caller guarantees the thread is attached. The slot's int is held by the
         // UUID, and nothing runs Python code before its value is read.
-        let value = unsafe { ffi::slot_value(obj, offset).and_then(|int| ffi::small_u128(int)) };
+        let value =
+            unsafe { ffi::slot_value(obj.as_ptr(), offset).and_then(|int| ffi::small_u128(int)) };
         if let Some(value) = value {
             return e.str(&canonical(value));
         }
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { write_read(obj, cx, e) }
+    // SAFETY: `obj` is a live UUID and the GIL is held (this function's precondition), as
+    // `write_read` needs.
+    unsafe { write_read(obj.as_ptr(), cx, e) }
 }
 
 /// A UUID whose `int` is read with `getattr`, and converted by the general path.
@@ -33,7 +36,8 @@ pub unsafe fn write<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 /// `obj` is a live UUID (or subclass); the GIL is held.
 #[inline(never)]
 unsafe fn write_read<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live UUID and `names.int` a str the context holds, with the GIL held (this
+    // function's precondition); the result is a new reference.
     let int = unsafe { ffi::get_attr(obj, cx.known.names.int) }
         .map_err(|cause| error::attribute_failed("UUID.int could not be read", cause))?;
     // SAFETY: attached; `int` is a live object we own.

@@ -8,7 +8,7 @@ mod time;
 use crate::emit::Emitter;
 use crate::error::Res;
 use crate::exact as code;
-use crate::ffi::{self, Obj, TypePtr};
+use crate::ffi::{self, Ref, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
@@ -65,12 +65,16 @@ pub unsafe fn handles(ty: TypePtr, st: State, cx: &Ctx) -> bool {
         return true;
     }
     // With `OPT_NUMPY_RAW` too, numpy values are its plain maps (which it reads back).
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `ty` is a live type (a precondition of `handles`), so numpy's types can be compared
+    // with it as `is_numpy` needs.
     !st.has(opt::NUMPY_RAW) && cx.numpy.is_some_and(|np| unsafe { is_numpy(ty, np) })
 }
 
 /// numpy's array and every numpy scalar, those that subclass a builtin (`numpy.float64`,
 /// `str_`, `bytes_`) included: they come back as numpy scalars too.
+///
+/// # Safety
+/// `ty` is a live type and `np` holds numpy's live types.
 unsafe fn is_numpy(ty: TypePtr, np: &ffi::Numpy) -> bool {
     // SAFETY: both are live types.
     ty == np.ndarray || unsafe { ffi::is_subtype(ty, np.generic) }
@@ -81,11 +85,12 @@ unsafe fn is_numpy(ty: TypePtr, np: &ffi::Numpy) -> bool {
 /// # Safety
 /// `obj` is live, of a type [`handles`] accepted; the GIL is held.
 #[inline(never)]
-pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
-    // SAFETY: forwarded from the caller; each writer gets an object of its type.
+    // SAFETY: `obj` is live, of a type `handles` accepted, and the GIL is held (this function's
+    // precondition); each writer gets `obj` only once its type was checked to be the writer's.
     unsafe {
-        let ty = ffi::type_of(obj);
+        let ty = ffi::type_of(obj.as_ptr());
         if ty == ffi::tuple_type() {
             seq::write_tuple(obj, st, cx, e)
         } else if ty == ffi::set_type() {
@@ -93,21 +98,21 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
         } else if ty == ffi::frozenset_type() {
             seq::write_set(obj, code::FROZENSET, st, cx, e)
         } else if ty == k.datetime {
-            time::write_datetime(obj, cx, e)
+            time::write_datetime(obj.as_ptr(), cx, e)
         } else if ty == k.date {
-            time::write_date(obj, e)
+            time::write_date(obj.as_ptr(), e)
         } else if ty == k.time {
-            time::write_time(obj, cx, e)
+            time::write_time(obj.as_ptr(), cx, e)
         } else if ty == k.uuid {
-            scalars::write_uuid(obj, cx, e)
+            scalars::write_uuid(obj.as_ptr(), cx, e)
         } else if ty == k.decimal {
-            scalars::write_decimal(obj, e)
+            scalars::write_decimal(obj.as_ptr(), e)
         } else if ty == ffi::bytearray_type() {
-            ffi::with_bytearray(obj, |bytes| e.ext(code::BYTEARRAY, bytes))
+            ffi::with_bytearray(obj.as_ptr(), |bytes| e.ext(code::BYTEARRAY, bytes))
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.timedelta) {
-            time::write_timedelta(obj, e)
+            time::write_timedelta(obj.as_ptr(), e)
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.complex) {
-            scalars::write_complex(obj, e)
+            scalars::write_complex(obj.as_ptr(), e)
         } else {
             write_numpy(obj, ty, st, cx, e)
         }
@@ -115,10 +120,20 @@ pub unsafe fn write<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res
 }
 
 /// A numpy array or scalar: `OPT_NUMPY_RAW`'s map, as the payload of one extension.
-unsafe fn write_numpy<E: Emitter>(obj: Obj, ty: TypePtr, st: State, cx: &Ctx, e: &mut E) -> Res {
+///
+/// # Safety
+/// `obj` is a live numpy array or scalar of type `ty`; the GIL is held.
+unsafe fn write_numpy<E: Emitter>(
+    obj: Ref<'_>,
+    ty: TypePtr,
+    st: State,
+    cx: &Ctx,
+    e: &mut E,
+) -> Res {
     let raw = st.with(opt::NUMPY_RAW);
     let mark = e.ext_begin()?;
-    // SAFETY: forwarded from the caller: `handles` saw numpy's array or scalar type.
+    // SAFETY: `obj` is live, of type `ty`, with the GIL held (this function's precondition), and
+    // `handles` saw numpy's array or scalar type: each writer gets the kind it reads.
     unsafe {
         if cx.numpy.is_some_and(|np| ty == np.ndarray) {
             per_type::numpy::write_array(obj, raw, cx, e)?;

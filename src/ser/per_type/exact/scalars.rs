@@ -67,7 +67,7 @@ pub unsafe fn write_big_int<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live complex.
 pub unsafe fn write_complex<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live complex (this function's precondition), as `complex_parts` needs.
     let (re, im) = unsafe { ffi::complex_parts(obj) };
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&re.to_be_bytes());
@@ -82,13 +82,15 @@ pub unsafe fn write_complex<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 pub unsafe fn write_uuid<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
     if let Some(offset) = k.uuid_int_slot {
-        // SAFETY: forwarded from the caller; the slot's int is held by the UUID, and nothing
-        // runs Python code before its value is read.
+        // SAFETY: `obj` is a live exact UUID and the GIL is held (this function's precondition), so
+        // `offset` is that of its `int` slot; the slot's int is held by the UUID, and nothing runs
+        // Python code before its value is read.
         if let Some(v) = unsafe { ffi::slot_value(obj, offset).and_then(|i| ffi::small_u128(i)) } {
             return e.ext(code::UUID, &v.to_be_bytes());
         }
     }
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live UUID and `names.int` a str the context holds, with the GIL held (this
+    // function's precondition); the result is a new reference.
     let int = unsafe { ffi::get_attr(obj, k.names.int) }
         .map_err(|c| error::attribute_failed("UUID.int could not be read", c))?;
     // SAFETY: attached; `int` is a live object we own.
@@ -105,7 +107,8 @@ pub unsafe fn write_uuid<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live Decimal; the GIL is held.
 pub unsafe fn write_decimal<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller; `str()` of a Decimal is an ASCII str we own.
+    // SAFETY: `obj` is a live Decimal and the GIL is held (this function's precondition), as
+    // `to_str` needs; `str()` of a Decimal is an ASCII str owned here.
     let text = unsafe { ffi::to_str(obj) }
         .map_err(|c| error::attribute_failed("str(Decimal) raised", c))?;
     // SAFETY: `text` is a live str.

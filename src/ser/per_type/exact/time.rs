@@ -26,7 +26,8 @@ fn refused(msg: String) -> Error {
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
 pub unsafe fn write_datetime<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live datetime (this function's precondition), as the three readers need;
+    // the tzinfo is borrowed from `obj`, which lives for the call.
     let (c, fold, tz) = unsafe {
         (
             ffi::datetime_fields(obj),
@@ -45,14 +46,15 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
         fold,
     ]);
     head[8..].copy_from_slice(&c.microsecond.to_be_bytes());
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `tz` is borrowed from `obj`, a datetime live for the whole call, and the GIL is held
+    // (this function's precondition): what `with_tz` needs.
     unsafe { with_tz(code::DATETIME, &head, tz, cx, e) }
 }
 
 /// # Safety
 /// `obj` is a live date.
 pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live date (this function's precondition), as `date_fields` needs.
     let c = unsafe { ffi::date_fields(obj) };
     let [y0, y1] = (c.year as u16).to_be_bytes();
     e.ext(code::DATE, &[y0, y1, c.month as u8, c.day as u8])
@@ -61,7 +63,8 @@ pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live time; the GIL is held.
 pub unsafe fn write_time<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live time (this function's precondition), as the three readers need; the
+    // tzinfo is borrowed from `obj`, which lives for the call.
     let (c, fold, tz) = unsafe {
         (
             ffi::time_fields(obj),
@@ -72,14 +75,15 @@ pub unsafe fn write_time<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
     let mut head = [0u8; 8];
     head[..4].copy_from_slice(&[c.hour as u8, c.minute as u8, c.second as u8, fold]);
     head[4..].copy_from_slice(&c.microsecond.to_be_bytes());
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `tz` is borrowed from `obj`, a time live for the whole call, and the GIL is held (this
+    // function's precondition): what `with_tz` needs.
     unsafe { with_tz(code::TIME, &head, tz, cx, e) }
 }
 
 /// # Safety
 /// `obj` is a live timedelta.
 pub unsafe fn write_timedelta<E: Emitter>(obj: Obj, e: &mut E) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `obj` is a live timedelta (this function's precondition), as `timedelta_parts` needs.
     let (days, secs, micros) = unsafe { ffi::timedelta_parts(obj) };
     let mut out = [0u8; 12];
     out[..4].copy_from_slice(&days.to_be_bytes());
@@ -112,7 +116,8 @@ unsafe fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Obj>, cx: &Ctx, e
             x.tz_cache.0.set(Some((held, suffix)));
             return r;
         }
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `tz` is a live tzinfo and the GIL is held (this function's precondition), as
+        // `tz_suffix` needs.
         _ => unsafe { tz_suffix(tz, cx)? },
     };
     let r = write_joined(tag, head, &suffix, e);
@@ -138,7 +143,8 @@ fn write_joined<E: Emitter>(tag: i8, head: &[u8], suffix: &[u8], e: &mut E) -> R
 unsafe fn tz_suffix(tz: Obj, cx: &Ctx) -> Res<Vec<u8>> {
     // SAFETY: attached.
     let py = unsafe { Python::assume_attached() };
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `tz` is a live tzinfo and the GIL is held (this function's precondition), so it can
+    // be borrowed for the call.
     let tz_obj = unsafe { Borrowed::from_ptr(py, tz) };
     let Some(h) = cx.exact.as_deref().map(|x| x.handles) else {
         return Err(refused("OPT_EXACT handles are not loaded".to_owned()));
