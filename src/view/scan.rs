@@ -215,6 +215,14 @@ impl ArrayScan {
         Ok(self.starts.get(i).copied().unwrap_or(first))
     }
 
+    /// Where every item starts.
+    pub fn all(&mut self, input: Input<'_>, header: &Header) -> Result<&[At], DeError> {
+        if header.len > 0 {
+            self.item(input, header, header.len - 1)?;
+        }
+        Ok(self.starts.get(..header.len).unwrap_or_default())
+    }
+
     /// Where the array ends (every item found).
     pub fn end(&mut self, input: Input<'_>, header: &Header) -> Result<usize, DeError> {
         if let Some(end) = self.end {
