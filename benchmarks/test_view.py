@@ -16,6 +16,9 @@ Groups, with N zero-padded to six digits (``extra_info`` holds the library and N
   work (a call, an ``isinstance`` test and a dict or list insert per value), which no decoder
   can take away, is in both "fastmsgpack" and "fastmsgpack-unpackb-walk".
 
+With ``scripts/bench --baseline REV``, "fastmsgpack-before" is the earlier build's view, made
+and read the same way.
+
 Every reader's result is checked against the snapshot before it is timed.
 """
 
@@ -28,6 +31,8 @@ import msgpack  # type: ignore[import-untyped]
 import msgspec
 import ormsgpack
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 from generators import ROUTE_SIZES, route
 from test_route import RouteMessage
 
@@ -73,11 +78,19 @@ def ten_fields_protobuf(r: Any) -> tuple[Any, ...]:
     )
 
 
+# The view classes of this build and, with ``scripts/bench --baseline``, of the earlier one.
+MAP_VIEWS: tuple[Any, ...] = (MapView,)
+ARRAY_VIEWS: tuple[Any, ...] = (ArrayView,)
+if BEFORE is not None and hasattr(BEFORE, "_view"):
+    MAP_VIEWS += (BEFORE.MapView,)
+    ARRAY_VIEWS += (BEFORE.ArrayView,)
+
+
 def walk(value: Any) -> Any:
     """Every value of a view, read, as dicts and lists."""
-    if isinstance(value, MapView):
+    if isinstance(value, MAP_VIEWS):
         return {k: walk(v) for k, v in value.items()}
-    if isinstance(value, ArrayView):
+    if isinstance(value, ARRAY_VIEWS):
         return [walk(v) for v in value]
     return value
 
@@ -109,6 +122,10 @@ WALK: dict[str, Callable[[int], Callable[[], Any]]] = {
     "fastmsgpack-unpackb": lambda n: lambda: fastmsgpack.unpackb(PACKED[n]),
     "fastmsgpack-unpackb-walk": lambda n: lambda: walk_plain(fastmsgpack.unpackb(PACKED[n])),
 }
+
+if BEFORE is not None and hasattr(BEFORE, "_view"):
+    READ10[BEFORE_NAME] = lambda n: lambda: ten_fields(BEFORE._view(PACKED[n]))
+    WALK[BEFORE_NAME] = lambda n: lambda: walk(BEFORE._view(PACKED[n]))
 
 
 def _label(benchmark: Any, group: str, library: str, n: int) -> None:
