@@ -432,13 +432,27 @@ def render(header: list[str], body: list[list[str]], markdown: bool) -> str:
         lines = [header, ["---", *("---:" for _ in header[1:])], *body]
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    # Two spaces between columns, or one where two would not fit a 100-column terminal.
-    gap = "  " if sum(widths) + 2 * (len(widths) - 1) <= WIDTH else " "
-    out = []
-    for cells in [header, ["-" * w for w in widths], *body]:
-        first = cells[0].ljust(widths[0])
-        out.append(gap.join([first, *(c.rjust(w) for c, w in zip(cells[1:], widths[1:]))]))
-    return "\n".join(line.rstrip() for line in out)
+    # The workload and its packed size head every block; the library columns follow, as many as
+    # fit WIDTH characters, and the rest go to further blocks below, with the same two in front.
+    fixed = 2
+    blocks: list[list[int]] = []
+    used = WIDTH
+    for i in range(fixed, len(header)):
+        if used + 2 + widths[i] > WIDTH:
+            blocks.append([])
+            used = sum(widths[:fixed]) + 2 * (fixed - 1)
+        blocks[-1].append(i)
+        used += 2 + widths[i]
+    parts = []
+    for block in blocks:
+        keep = [*range(fixed), *block]
+        out = []
+        for cells in [header, ["-" * w for w in widths], *body]:
+            first = cells[0].ljust(widths[0])
+            rest = (cells[i].rjust(widths[i]) for i in keep[1:])
+            out.append("  ".join([first, *rest]).rstrip())
+        parts.append("\n".join(out))
+    return "\n\n".join(parts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

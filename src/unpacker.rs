@@ -66,6 +66,10 @@ pub struct Unpacker {
     buffers: Option<Py<PyAny>>,
     /// The table of the `registry` given, taken when the Unpacker was made.
     registry: Option<std::sync::Arc<crate::registry::Table>>,
+    /// The length of the last object decoded. Fewer bytes held than that most likely hold only
+    /// the start of the next one, in a stream of large objects: the scanner then waits for it
+    /// whole, rather than decoding its start to throw it away.
+    last_len: usize,
 }
 
 /// The extent of a complete object in the buffer.
@@ -332,7 +336,9 @@ impl Unpacker {
         direct: bool,
         decode: impl Fn(&[u8], bool) -> Result<(Bound<'py, PyAny>, usize), Failure>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if direct && self.scanner.is_idle() && self.broken.is_none() && self.held() > 0 {
+        let held = self.held();
+        if direct && self.scanner.is_idle() && self.broken.is_none() && held >= self.last_len.max(1)
+        {
             // On an error, the scanner finds where the object ends (or waits for it) and the
             // decoder below raises the error again once the object is whole.
             if let Ok((obj, len)) = decode(&self.buf[self.head..], false) {
@@ -341,6 +347,7 @@ impl Unpacker {
                     end: self.head + len,
                 };
                 self.consume(&extent);
+                self.last_len = len;
                 return Ok(Some(obj));
             }
         }
@@ -348,6 +355,7 @@ impl Unpacker {
             return Ok(None);
         };
         let offset = self.consumed;
+        self.last_len = extent.end - extent.start;
         let result = decode(&self.buf[extent.start..extent.end], true);
         // Decoded or not, the object's bytes are done with: its end is known.
         self.consume(&extent);
@@ -459,6 +467,7 @@ impl Unpacker {
             refuse_unfit: true,
             buffers,
             registry,
+            last_len: 0,
         })
     }
 

@@ -15,7 +15,7 @@ import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -107,8 +107,42 @@ def describe(value: Any) -> Any:
     return type(value).__name__
 
 
-#: What packb gives back as another type (documented): a Decimal as its text.
-LOOSE = {"price": decimal.Decimal("9.99"), "tags": {"x"}}
-LOOSE_BACK = {"price": "9.99", "tags": ["x"]}
+class _Stop(NamedTuple):
+    name: str
+    at: datetime.datetime
 
-__all__ = ["LOOSE", "LOOSE_BACK", "VALUE", "Worker", "describe", "wait_until", "worker_process"]
+
+class _Berlin(datetime.tzinfo):
+    """A tzinfo class of the program's own, as pytz and dateutil zones are."""
+
+    def utcoffset(self, dt: datetime.datetime | None) -> datetime.timedelta:
+        return datetime.timedelta(hours=1)
+
+    def dst(self, dt: datetime.datetime | None) -> datetime.timedelta:
+        return datetime.timedelta(0)
+
+    def tzname(self, dt: datetime.datetime | None) -> str:
+        return "CET"
+
+
+#: More that the task queues' serializers give back as pickle does (a Decimal with every digit,
+#: sets), and what they give back as another type (documented): a named tuple as a tuple, a
+#: tzinfo of another class as a fixed offset of the same name.
+MORE = {
+    "price": decimal.Decimal("9.990"),
+    "tags": {"x"},
+    "frozen": frozenset({(1, 2)}),
+    "huge": 2**100,
+    "stop": _Stop("Centraal", datetime.datetime(2026, 5, 1, 8, tzinfo=_Berlin())),
+}
+MORE_BACK = {
+    **MORE,
+    "stop": (
+        "Centraal",
+        datetime.datetime(
+            2026, 5, 1, 8, tzinfo=datetime.timezone(datetime.timedelta(hours=1), "CET")
+        ),
+    ),
+}
+
+__all__ = ["MORE", "MORE_BACK", "VALUE", "Worker", "describe", "wait_until", "worker_process"]

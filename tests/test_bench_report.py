@@ -94,6 +94,30 @@ def test_plain_tables_fit_100_columns(tmp_path: Path) -> None:
         assert any(line.split()[:1] == ["workload"] and lib in line.split() for line in lines), lib
 
 
+def test_memory_table_fits_100_columns() -> None:
+    # The longest workload label the memory table has, and every library column it can show: the
+    # library columns that do not fit go to a second block, which repeats the first two columns.
+    bench_memory: Any = load_script(ROOT / "scripts" / "bench_memory.py")
+    libraries = list(bench_memory.LIBRARIES)
+    header = ["workload", "packed size", *libraries]
+    label = "round trip 16 arrays, 256 MiB (out of band)"
+    body = [[label, "256.0 MiB", *(f"{100 * i + 0.5:.1f} MiB" for i in range(len(libraries)))]]
+    out = bench_memory.render(header, body, markdown=False)
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 100, max(lines, key=len)
+    headers = [line.split("  ") for line in lines if line.startswith("workload")]
+    assert len(headers) >= 2
+    shown = [cell.strip() for cells in headers for cell in cells if cell.strip()]
+    assert sorted(c for c in shown if c not in ("workload", "packed size")) == sorted(libraries)
+    # Every block has the row, with its label and size in front of its own library values.
+    rows = [line for line in lines if line.startswith(label)]
+    assert len(rows) == len(headers)
+    values = [v for row in rows for v in row[len(label) :].split("  ") if v.strip()]
+    assert values.count("256.0 MiB") == len(rows)
+    expected = [f"{100 * i + 0.5:.1f} MiB" for i in range(len(libraries))]
+    assert [v.strip() for v in values if v.strip() != "256.0 MiB"] == expected
+
+
 def test_progress_line(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(
         textwrap.dedent(

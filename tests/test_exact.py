@@ -322,6 +322,18 @@ def ext(code: int, payload: bytes, prefix: bytes = b"") -> bytes:
 
 
 DT = b"\x07\xe8\x05\x11\x00\x00\x00\x00\x00\x00\x00\x00"
+
+
+def refusal(make: Any, *args: int) -> str:
+    """The message of the ValueError this interpreter raises for the call: CPython 3.14 words its
+    date range errors differently from 3.13, and the decoder passes them on."""
+    try:
+        make(*args)
+    except ValueError as error:
+        return str(error)
+    raise AssertionError(f"{make.__name__}{args} was accepted")
+
+
 BAD: list[tuple[int, bytes, str]] = [
     (-128, b"", "empty payload"),
     (-128, b"\x93\x01", "payload truncated"),
@@ -333,8 +345,8 @@ BAD: list[tuple[int, bytes, str]] = [
     (-125, b"\x01" * 4097, "4097 bytes is more than the limit of 4096"),
     (-124, bytes(15), "16 bytes"),
     (-123, DT[:11], "payload truncated"),
-    (-123, b"\x07\xe8\x02\x1e" + bytes(8), "day is out of range"),
-    (-123, b"\x27\x10\x01\x01" + bytes(8), "year 10000 is out of range"),
+    (-123, b"\x07\xe8\x02\x1e" + bytes(8), refusal(dt.datetime, 2024, 2, 30)),
+    (-123, b"\x27\x10\x01\x01" + bytes(8), refusal(dt.datetime, 10000, 1, 1)),
     (-123, DT[:7] + b"\x02" + DT[8:], "fold must be 0 or 1"),
     (-123, DT + b"\x00\x00", "datetime extension"),
     (-123, DT + b"\x01" + bytes(7), "datetime extension"),
@@ -345,7 +357,7 @@ BAD: list[tuple[int, bytes, str]] = [
     (-123, DT + b"\x09", "unknown time zone form 9"),
     (-122, b"\x07\xe8\x0d", "4 bytes"),
     (-122, b"\x07\xe8\x0d\x01", "month must be in 1..12"),
-    (-122, b"\x00\x00\x01\x01", "year 0 is out of range"),
+    (-122, b"\x00\x00\x01\x01", refusal(dt.date, 0, 1, 1)),
     (-121, b"\x18\x00\x00\x00" + bytes(4), "hour must be in 0..23"),
     (-121, b"\x00\x00\x00\x00\x00\x0f\x42\x40", "microsecond must be in 0..999999"),
     (-120, bytes(11), "12 bytes"),

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 from _servers import RedisServer
-from _workers import LOOSE, LOOSE_BACK, VALUE, Worker, describe, wait_until, worker_process
+from _workers import MORE, MORE_BACK, VALUE, Worker, describe, wait_until, worker_process
 from dramatiq.results import ResultMissing
 
 DB = 9
@@ -65,7 +65,8 @@ def test_messages_keep_their_types(app: Any) -> None:
     from fastmsgpack.integrations.dramatiq import MsgpackEncoder
 
     encoder = MsgpackEncoder()
-    assert encoder.decode(encoder.encode(LOOSE)) == LOOSE_BACK
+    assert describe(encoder.decode(encoder.encode(MORE))) == describe(MORE_BACK)
+    assert encoder.decode(encoder.encode(MORE)) == MORE_BACK
 
 
 def test_garbage_message_is_dropped_and_the_worker_goes_on(app: Any, worker: Worker) -> None:

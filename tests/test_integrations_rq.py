@@ -11,7 +11,7 @@ import pytest
 import redis
 from _rq_jobs import echo, fail
 from _servers import RedisServer
-from _workers import LOOSE, LOOSE_BACK, VALUE, Worker, describe, wait_until, worker_process
+from _workers import MORE, MORE_BACK, VALUE, Worker, describe, wait_until, worker_process
 from rq import Queue
 from rq.job import Job, JobStatus
 
@@ -58,7 +58,8 @@ def test_jobs_keep_their_types(queue: Queue) -> None:
     assert describe(back["value"]) == describe(VALUE)
     # The arguments as stored with the job read back too.
     assert Job.fetch(job.id, connection=queue.connection, serializer=Serializer).args == (VALUE,)
-    assert Serializer.loads(Serializer.dumps(LOOSE)) == LOOSE_BACK
+    assert describe(Serializer.loads(Serializer.dumps(MORE))) == describe(MORE_BACK)
+    assert Serializer.loads(Serializer.dumps(MORE)) == MORE_BACK
 
 
 def test_failed_job_keeps_its_error(queue: Queue) -> None:

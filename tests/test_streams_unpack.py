@@ -415,3 +415,28 @@ def test_an_empty_container_too_deep_is_refused_like_unpackb() -> None:
         unpacker.unpack()
     with pytest.raises(MsgpackDecodeError, match="deeper than 1024 levels at byte offset 1024"):
         fastmsgpack.Fragment(deep)
+
+
+def test_large_objects_then_small_ones_in_pieces_give_every_object() -> None:
+    # After a large object, a short piece most likely holds only the start of the next one: the
+    # Unpacker waits for it whole. Small objects after it, a malformed one among them, still come
+    # out one by one, as unpackb reads them.
+    big = [{"id": i, "name": f"n{i}", "tags": ["a", "b"]} for i in range(5000)]
+    values: list[Any] = [big, big, 1, "x", {"a": [1, 2]}, big, None]
+    data = b"".join(fastmsgpack.packb(v) for v in values)
+    for size in (1, 7, 4096, 60000):
+        unpacker = Unpacker()
+        got: list[Any] = []
+        for start in range(0, len(data), size):
+            unpacker.feed(data[start : start + size])
+            got.extend(unpacker)
+        assert got == values
+    bad = fastmsgpack.packb(big) + b"\x01\xc1\x02"
+    unpacker = Unpacker()
+    unpacker.feed(bad[:1000])
+    assert list(unpacker) == []
+    unpacker.feed(bad[1000:])
+    assert next(unpacker) == big
+    assert next(unpacker) == 1
+    with pytest.raises(MsgpackDecodeError):
+        next(unpacker)

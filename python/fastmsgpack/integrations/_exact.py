@@ -1,115 +1,115 @@
 """Values that come back as the types they were: the serializers of the task queues (arq, rq,
-dramatiq) pack with :func:`dumps` and read with :func:`loads`.
+dramatiq) pack with :func:`dumps` and read with :func:`loads`, in ``OPT_EXACT``'s format
+(doc/exact.md), written and read in the core.
 
 Besides what MessagePack carries as it is (``None``, ``bool``, ``int``, ``float``, ``str``,
-``bytes``, ``list``, ``dict`` with keys of any of these types), these come back as themselves:
+``bytes``, ``list``, ``dict`` with keys of any hashable type), these come back as themselves:
 
-- ``datetime.datetime``, naive or aware, to the microsecond, with its UTC offset; a
-  ``zoneinfo.ZoneInfo`` comes back as the same zone (by its key), any other ``tzinfo`` as a
-  fixed ``datetime.timezone`` of the same offset;
-- ``datetime.date``, ``datetime.time`` (with its offset, if any) and ``datetime.timedelta``;
-- ``tuple`` (named tuples come back as plain tuples) and ``uuid.UUID``.
+- ``datetime.datetime``, naive or aware, to the microsecond, with its ``fold``; a
+  ``datetime.timezone`` comes back equal (offset and name), a ``zoneinfo.ZoneInfo`` as the same
+  zone (by its key), any other ``tzinfo`` (pytz, dateutil) as a fixed ``datetime.timezone`` of
+  the same offset and name;
+- ``datetime.date``, ``datetime.time`` (with its zone, if any) and ``datetime.timedelta``;
+- ``tuple``, ``set``, ``frozenset``, ``uuid.UUID``, ``decimal.Decimal`` (every digit),
+  ``bytearray``, ``complex`` and integers of any size.
 
-Each of these travels as a MessagePack extension (codes 80 to 85, with the text
-``datetime.isoformat()`` gives, the zone key after it in brackets as RFC 9557 writes it). Other
-values are packed as ``fastmsgpack.packb`` packs them: ``Decimal`` as its string, sets as arrays,
-dataclasses and pydantic models as maps, enum members as their values.
+Subclasses of ``tuple`` (named tuples), ``datetime``, ``date``, ``time`` and ``UUID`` come back
+as their base type. Other values are packed as ``fastmsgpack.packb`` packs them: dataclasses and
+pydantic models as maps, enum members as their values.
 """
 
 from __future__ import annotations
 
 import datetime
 import uuid
+import zoneinfo
 from typing import Any
 
 from fastmsgpack import (
-    OPT_NON_STR_KEYS,
+    OPT_EXACT,
     OPT_PASSTHROUGH_DATETIME,
     OPT_PASSTHROUGH_TUPLE,
     OPT_PASSTHROUGH_UUID,
     OPT_SERIALIZE_PYDANTIC,
-    Ext,
+    MsgpackEncodeError,
     packb,
     unpackb,
 )
 
 __all__ = ["dumps", "loads"]
 
+# The passthrough options send the subclasses OPT_EXACT leaves alone to `_default`.
 _PACK = (
-    OPT_PASSTHROUGH_DATETIME
+    OPT_EXACT
+    | OPT_PASSTHROUGH_DATETIME
     | OPT_PASSTHROUGH_TUPLE
     | OPT_PASSTHROUGH_UUID
-    | OPT_NON_STR_KEYS
     | OPT_SERIALIZE_PYDANTIC
 )
-_UNPACK = OPT_NON_STR_KEYS
-
-DATETIME, DATE, TIME, TIMEDELTA, TUPLE, UUID = range(80, 86)
 
 
 def dumps(obj: Any) -> bytes:
     """``obj`` packed so that :func:`loads` gives back the same types."""
-    return packb(obj, default=_default, option=_PACK)
+    try:
+        return packb(obj, default=_default, option=_PACK)
+    except MsgpackEncodeError:
+        # OPT_EXACT refuses a tzinfo it cannot name; such values are written with a fixed
+        # offset instead, and only when there are any (otherwise the error stands).
+        fixed, changed = _fixed_zones(obj)
+        if not changed:
+            raise
+        return packb(fixed, default=_default, option=_PACK)
 
 
 def loads(data: bytes | bytearray | memoryview) -> Any:
     """What :func:`dumps` packed."""
-    return unpackb(data, ext_hook=_ext_hook, option=_UNPACK)
+    return unpackb(data, option=OPT_EXACT)
 
 
 def _default(obj: Any) -> Any:
-    kind = type(obj)
-    if kind is datetime.datetime:
-        text = obj.isoformat()
-        key = getattr(obj.tzinfo, "key", None)
-        if isinstance(key, str):
-            text += f"[{key}]"
-        return Ext(DATETIME, text.encode())
-    if kind is datetime.date:
-        return Ext(DATE, obj.isoformat().encode())
-    if kind is datetime.time:
-        return Ext(TIME, obj.isoformat().encode())
-    if kind is datetime.timedelta:
-        return Ext(TIMEDELTA, packb([obj.days, obj.seconds, obj.microseconds]))
+    # Subclasses of the exact types, as their base type.
     if isinstance(obj, tuple):
-        return Ext(TUPLE, dumps(list(obj)))
-    if kind is uuid.UUID:
-        return Ext(UUID, obj.bytes)
-    # A subclass of datetime, date, time or UUID is packed as its base type would be.
+        return tuple(obj)
     if isinstance(obj, datetime.datetime):
-        return _default(datetime.datetime.combine(obj.date(), obj.timetz()))
+        return datetime.datetime.combine(obj.date(), obj.timetz())
     if isinstance(obj, datetime.date):
-        return _default(datetime.date(obj.year, obj.month, obj.day))
+        return datetime.date(obj.year, obj.month, obj.day)
     if isinstance(obj, datetime.time):
-        t = datetime.time(obj.hour, obj.minute, obj.second, obj.microsecond, obj.tzinfo)
-        return _default(t)
+        return datetime.time(
+            obj.hour, obj.minute, obj.second, obj.microsecond, obj.tzinfo, fold=obj.fold
+        )
     if isinstance(obj, uuid.UUID):
-        return Ext(UUID, obj.bytes)
-    raise TypeError(f"fastmsgpack cannot pack an object of type {kind.__qualname__}")
+        return uuid.UUID(bytes=obj.bytes)
+    raise TypeError(f"fastmsgpack cannot pack an object of type {type(obj).__qualname__}")
 
 
-def _ext_hook(code: int, data: bytes) -> Any:
-    if code == DATETIME:
-        text = data.decode()
-        if text.endswith("]"):
-            text, _, key = text[:-1].partition("[")
-            import zoneinfo
-
-            fixed = datetime.datetime.fromisoformat(text)
-            zoned = fixed.replace(tzinfo=zoneinfo.ZoneInfo(key))
-            if zoned.utcoffset() != fixed.utcoffset():  # the second of two equal wall times
-                zoned = zoned.replace(fold=1)
-            return zoned
-        return datetime.datetime.fromisoformat(text)
-    if code == DATE:
-        return datetime.date.fromisoformat(data.decode())
-    if code == TIME:
-        return datetime.time.fromisoformat(data.decode())
-    if code == TIMEDELTA:
-        days, seconds, microseconds = unpackb(data)
-        return datetime.timedelta(days, seconds, microseconds)
-    if code == TUPLE:
-        return tuple(loads(data))
-    if code == UUID:
-        return uuid.UUID(bytes=data)
-    return Ext(code, data)
+def _fixed_zones(obj: Any) -> tuple[Any, bool]:
+    """``obj`` with each datetime or time whose ``tzinfo`` OPT_EXACT cannot name given a
+    ``datetime.timezone`` of the same offset and name; and whether there was any."""
+    if isinstance(obj, (datetime.datetime, datetime.time)):
+        tz = obj.tzinfo
+        if tz is None or isinstance(tz, (datetime.timezone, zoneinfo.ZoneInfo)):
+            return obj, False
+        at = obj if isinstance(obj, datetime.datetime) else None
+        offset = tz.utcoffset(at)
+        if offset is None:
+            return obj.replace(tzinfo=None), True
+        name = tz.tzname(at)
+        fixed = datetime.timezone(offset, name) if name else datetime.timezone(offset)
+        return obj.replace(tzinfo=fixed), True
+    if isinstance(obj, dict):
+        items = [(_fixed_zones(k), _fixed_zones(v)) for k, v in obj.items()]
+        if any(k[1] or v[1] for k, v in items):
+            return {k[0]: v[0] for k, v in items}, True
+        return obj, False
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        parts = [_fixed_zones(item) for item in obj]
+        if any(changed for _, changed in parts):
+            values = [value for value, _ in parts]
+            if isinstance(obj, list):
+                return values, True
+            if isinstance(obj, tuple):
+                return tuple(values), True
+            return (frozenset(values) if isinstance(obj, frozenset) else set(values)), True
+        return obj, False
+    return obj, False

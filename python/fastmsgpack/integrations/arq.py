@@ -10,10 +10,11 @@ Give :func:`serialize` and :func:`deserialize` to both the worker and the pool t
     redis = await arq.create_pool(settings, job_serializer=serialize, job_deserializer=deserialize)
 
 Jobs, their arguments and their results keep their types as arq's default (pickle) keeps them,
-for the types listed in ``fastmsgpack.integrations._exact``: datetimes (naive or aware, their
-zone kept), dates, times, timedeltas, tuples, UUIDs, and what MessagePack carries as it is.
-Unlike pickle, nothing else is rebuilt: a dataclass arrives as a dict, a ``Decimal`` as its
-string, a set as a list, and no bytes from Redis can make the worker import or call anything.
+for the types listed in ``fastmsgpack.integrations._exact`` (``OPT_EXACT``'s): datetimes (naive
+or aware, their zone kept), dates, times, timedeltas, tuples, sets, UUIDs, Decimals, and what
+MessagePack carries as it is. Unlike pickle, nothing else is rebuilt: a dataclass arrives as a
+dict, a named tuple as a tuple, and no bytes from Redis can make the worker import or call
+anything.
 
 A job that raised: arq stores the exception as its result. A built-in exception (``ValueError``,
 ``KeyError``, ...) comes back as itself, with its arguments as text; any other as a

@@ -9,9 +9,10 @@ and give one to the results backend, if there is one:
 ``RedisBackend(encoder=MsgpackEncoder())``.
 
 Actor arguments and results keep their types as the types listed in
-``fastmsgpack.integrations._exact``: datetimes (naive or aware, their zone kept), dates, times,
-timedeltas, tuples, UUIDs, and what MessagePack carries as it is. dramatiq's default JSON
-encoder refuses datetimes, dates, UUIDs and bytes, and gives tuples back as lists.
+``fastmsgpack.integrations._exact`` (``OPT_EXACT``'s): datetimes (naive or aware, their zone
+kept), dates, times, timedeltas, tuples, sets, UUIDs, Decimals, and what MessagePack carries as
+it is. dramatiq's default JSON encoder refuses datetimes, dates, UUIDs, Decimals, sets and
+bytes, and gives tuples back as lists.
 
 A message that cannot be read raises dramatiq's ``DecodeError``; the worker drops it and goes
 on.

@@ -6,10 +6,11 @@ Name it wherever rq takes a serializer, in the process that enqueues and in the 
     # rq worker --serializer fastmsgpack.integrations.rq.Serializer
 
 Job arguments, keyword arguments, results and ``meta`` keep their types as with rq's default
-(pickle) for the types listed in ``fastmsgpack.integrations._exact``: datetimes (naive or aware,
-their zone kept), dates, times, timedeltas, tuples, UUIDs, and what MessagePack carries as it is.
-Unlike pickle, nothing else is rebuilt: a dataclass arrives as a dict, a ``Decimal`` as its
-string, a set as a list, and no bytes from Redis can make the worker import or call anything.
+(pickle) for the types listed in ``fastmsgpack.integrations._exact`` (``OPT_EXACT``'s):
+datetimes (naive or aware, their zone kept), dates, times, timedeltas, tuples, sets, UUIDs,
+Decimals, and what MessagePack carries as it is. Unlike pickle, nothing else is rebuilt: a
+dataclass arrives as a dict, a named tuple as a tuple, and no bytes from Redis can make the
+worker import or call anything.
 rq keeps a failed job's exception as text, whatever the serializer.
 
 A job whose data cannot be read fails (rq's ``DeserializationError``) and goes to the failed job
