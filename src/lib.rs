@@ -321,8 +321,8 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ValidationError", py.get_type::<exc::ValidationError>())?;
     exc::add_data_defaults(py)?;
     m.add_class::<de::typed::plan::TypePlan>()?;
-    m.add_function(wrap_pyfunction!(de::typed::plan::_compile_plan, m)?)?;
-    m.add_function(wrap_pyfunction!(de::typed::_plan_owner, m)?)?;
+    m.add_function(wrap_pyfunction!(de::typed::cache::_plan_cache_size, m)?)?;
+    m.add("_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;

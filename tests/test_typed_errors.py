@@ -13,7 +13,6 @@ import enum
 import gc
 import sys
 import uuid
-import weakref
 from typing import Any, Literal, NamedTuple
 
 import pytest
@@ -252,55 +251,6 @@ def test_union_members_tried_in_order_leave_no_partial_state() -> None:
         unpackb(packb({"x": 1.5}), type=A | B)
 
 
-# --- the plan cache -----------------------------------------------------------------------------
-
-
-def test_plan_cache_does_not_keep_types_alive() -> None:
-    # Dataclasses only, and `X | None` rather than `Optional[X]`: typing's own cache of
-    # `Optional[...]` and pydantic's registry of models keep their classes alive by themselves.
-    def make() -> list[weakref.ref[Any]]:
-        @dataclasses.dataclass
-        class Temp:
-            x: int
-
-        @dataclasses.dataclass
-        class Other:
-            y: int
-
-        # Made with the types themselves: string annotations naming locals cannot be resolved.
-        Holder = dataclasses.make_dataclass("Holder", [("temp", Temp), ("other", Other)])
-        holder = {"temp": {"x": 1}, "other": {"y": 2}}
-        for tp, value in (
-            (Holder, holder),
-            (list[Holder], [holder]),  # type: ignore[valid-type]
-            (dict[str, Holder], {"k": holder}),  # type: ignore[valid-type]
-            (Holder | None, holder),
-            (tuple[Temp, Other], [{"x": 1}, {"y": 2}]),
-        ):
-            unpackb(packb(value), type=tp)
-        assert "__fastmsgpack_plan__" in Holder.__dict__
-        return [weakref.ref(Temp), weakref.ref(Other), weakref.ref(Holder)]
-
-    refs = make()
-    gc.collect()
-    assert [r() for r in refs] == [None, None, None]
-
-
-def test_plan_is_built_once() -> None:
-    @dataclasses.dataclass
-    class Once:
-        x: int
-
-    unpackb(packb({"x": 1}), type=Once)
-    plan = Once.__dict__["__fastmsgpack_plan__"]
-    unpackb(packb({"x": 2}), type=Once)
-    assert Once.__dict__["__fastmsgpack_plan__"] is plan
-    unpackb(packb([{"x": 2}]), type=list[Once])
-    plans = Once.__dict__["__fastmsgpack_plans__"]
-    unpackb(packb([{"x": 3}]), type=list[Once])
-    assert len(plans) == 1
-
-
 # --- leaks --------------------------------------------------------------------------------------
 
 
@@ -316,7 +266,7 @@ def test_reference_counts_unchanged() -> None:
     bad = packb([{"name": "a"}] * 10 + [{"name": 5}])
     truncated = good[:-3]
     tracked = [Rec, default_tags, good, bad, truncated]
-    unpackb(good, type=list[Rec])  # the plan, kept by Rec, refers to Rec
+    unpackb(good, type=list[Rec])  # the plan, kept in the module's cache, refers to Rec
     gc.collect()
     before = [sys.getrefcount(o) for o in tracked]
     for _ in range(500):
@@ -344,37 +294,3 @@ def test_memory_is_flat_on_success_and_failure() -> None:
             unpackb(bad, type=Route)
     gc.collect()
     assert sys.getallocatedblocks() - blocks < 500
-
-
-def test_alias_plans_are_found_without_calling_python(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The core finds a cached alias plan where fastmsgpack._typed stored it, by the one ownership
-    # rule (the core's, which _typed asks); were they apart, every call would go back to Python.
-    import fastmsgpack._typed as typed
-
-    @dataclasses.dataclass
-    class Leaf:
-        x: int
-
-    value = {"x": 1}
-    aliases: list[tuple[Any, Any]] = [
-        (list[Leaf], [value]),
-        (dict[str, Leaf], {"k": value}),
-        (Leaf | None, value),
-        (tuple[int, Leaf], [1, value]),
-        (dict[str, list[Leaf]], {"k": [value]}),
-        (list[int], [1]),
-        (dict[str, uuid.UUID], {}),
-    ]
-    for tp, wire in aliases:
-        unpackb(packb(wire), type=tp)
-    calls: list[Any] = []
-    real = typed.plan_for
-
-    def counted_plan_for(tp: Any) -> Any:
-        calls.append(tp)
-        return real(tp)
-
-    monkeypatch.setattr(typed, "plan_for", counted_plan_for)
-    for tp, wire in aliases:
-        unpackb(packb(wire), type=tp)
-    assert calls == []

@@ -68,14 +68,13 @@ def _json_from_msgpack_at(
     data: Buffer, offset: int, /, option: int | None = None
 ) -> tuple[bytes, int]: ...
 
-# Typed decoding: the plan compiled from the node list of fastmsgpack._typed.
+# Typed decoding: the plan worked out for a type, and how many the module's cache holds.
 @final
 class _TypePlan: ...
 
-def _plan_owner(tp: Any) -> type | None: ...
-def _compile_plan(
-    nodes: list[tuple[Any, ...]], root: int, owner: object | None, has_custom: bool
-) -> _TypePlan: ...
+def _plan_cache_size() -> int: ...
+
+_PLAN_CACHE_CAPACITY: int
 
 # fastmsgpack.compat: msgpack-python's decoding arguments, read once.
 @final

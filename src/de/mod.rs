@@ -14,6 +14,7 @@ pub use fastmsgpack_core::{skip, token};
 pub mod transcode;
 pub mod typed;
 pub mod views;
+mod walk;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -17,6 +17,7 @@ use crate::opt::{self, Opt};
 use std::rc::Rc;
 
 use super::views::Views;
+use super::walk::{self, made, Begin, Policy};
 use crate::oob;
 
 /// `VIEWS` (`OPT_BIN_MEMORYVIEW`): bins are read by `views`, as memoryviews. A parameter, not a
@@ -35,12 +36,6 @@ pub struct Decoder<'a, const VIEWS: bool = false> {
     views: Option<Rc<Views>>,
     /// Set with `OPT_EXACT` or a registry: the extensions read as the types they stand for.
     pub(super) exact: Option<Rc<super::exact::Exact>>,
-}
-
-/// Turns a null result of a C-API constructor into the pending Python error.
-#[inline(always)]
-fn made(obj: Option<Owned>) -> DeResult<Owned> {
-    obj.ok_or_else(|| DeError::python(ffi::fetch_error()))
 }
 
 impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
@@ -101,35 +96,17 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         self.key(depth)
     }
 
-    /// One value, whatever its type.
+    /// One value, whatever its type, read by the one walk.
     #[inline(always)]
     pub(super) fn value(&mut self, depth: u32) -> DeResult<Owned> {
-        let start = self.r.pos;
-        let token = token::next(&mut self.r, "value")?;
-        self.build(token, depth, start)
+        walk::value(self, depth)
     }
 
     /// The object for `token`, the item that began at `start` (a container's items follow it
     /// in the input).
     #[inline(always)]
     fn build(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
-        // SAFETY: every constructor below is called while attached (`self.py`).
-        unsafe {
-            match token {
-                Token::Int(v) => made(ffi::new_i64(v)),
-                Token::Str(bytes) => self.str(bytes, start),
-                Token::Map(n) => self.map(n, depth, start),
-                Token::Array(n) => self.array(n, depth, start),
-                Token::F64(v) => made(ffi::new_f64(v)),
-                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
-                Token::Bool(v) => Ok(ffi::new_bool(v)),
-                Token::UInt(v) => made(ffi::new_u64(v)),
-                Token::F32(v) => made(ffi::new_f64(v as f64)),
-                Token::Bin(bytes) if VIEWS => self.bin_view(bytes),
-                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
-                Token::Ext(tag, data) => self.ext(tag, data, depth, start),
-            }
-        }
+        walk::build(self, token, depth, start)
     }
 
     /// nil, false or true, read here in a container's loop: a new reference to a singleton,
@@ -229,59 +206,6 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         start: usize,
     ) -> DeResult<()> {
         Ok(self.r.container(n, min_size, what, depth, start)?)
-    }
-
-    fn array(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
-        self.container(n, 1, "array", depth, start)?;
-        // SAFETY: attached; each slot `i < n` is filled once.
-        unsafe {
-            let list = made(ffi::new_list(n))?;
-            for i in 0..n {
-                let item = match self.singleton() {
-                    Some(item) => item,
-                    None => self.value(depth + 1)?,
-                };
-                ffi::list_set(&list, i, item);
-            }
-            Ok(list)
-        }
-    }
-
-    fn map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
-        self.container(n, 2, "map", depth, start)?;
-        if self.numpy.is_some()
-            && (n == 3 || n == 5)
-            && token::starts_with_bin8(self.r.data, self.r.pos, b"nd")
-        {
-            return self.numpy_map(n, depth, start);
-        }
-        // SAFETY: attached.
-        unsafe {
-            let dict = made(ffi::new_dict(n))?;
-            let mut atomic = true;
-            for _ in 0..n {
-                let key_start = self.r.pos;
-                let key = self.key(depth + 1)?;
-                let value_start = self.r.pos;
-                let value = match self.singleton() {
-                    Some(value) => value,
-                    None => self.value(depth + 1)?,
-                };
-                atomic &= token::is_atomic_at(self.r.data, key_start)
-                    & token::is_atomic_at(self.r.data, value_start);
-                if !ffi::dict_set(&dict, &key, &value) {
-                    return Err(DeError::callback(
-                        "map key could not be used as a dict key",
-                        key_start,
-                        ffi::fetch_error(),
-                    ));
-                }
-            }
-            if atomic {
-                ffi::untrack_atomic_dict(&dict);
-            }
-            Ok(dict)
-        }
     }
 
     /// A map in msgpack-numpy's layout (`OPT_NUMPY_RAW`), as an ndarray or numpy scalar.
@@ -402,5 +326,128 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
             }
             Ok(tuple)
         }
+    }
+}
+
+/// The decoder's side of the walk: objects made with the C API, maps as dicts (untracked by the
+/// collector when they hold only atomic values), short str keys from the key cache.
+impl<'a, const VIEWS: bool> Policy<'a> for Decoder<'a, VIEWS> {
+    type Value = Owned;
+    type Error = DeError;
+    type Array = Owned;
+    /// The dict, and whether every key and value so far is atomic.
+    type Map = (Owned, bool);
+    type Key = Owned;
+
+    #[inline(always)]
+    fn reader(&mut self) -> &mut Reader<'a> {
+        &mut self.r
+    }
+
+    #[inline(always)]
+    fn reader_ref(&self) -> &Reader<'a> {
+        &self.r
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
+        // SAFETY: every constructor below is called while attached (`self.py`).
+        unsafe {
+            match token {
+                Token::Int(v) => made(ffi::new_i64(v)),
+                Token::Str(bytes) => self.str(bytes, start),
+                Token::F64(v) => made(ffi::new_f64(v)),
+                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
+                Token::Bool(v) => Ok(ffi::new_bool(v)),
+                Token::UInt(v) => made(ffi::new_u64(v)),
+                Token::F32(v) => made(ffi::new_f64(v as f64)),
+                Token::Bin(bytes) if VIEWS => self.bin_view(bytes),
+                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
+                Token::Ext(tag, data) => self.ext(tag, data, depth, start),
+                // The walk hands containers to the container hooks, never here.
+                Token::Array(_) | Token::Map(_) => walk::build(self, token, depth, start),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn quick_item(&mut self) -> Option<DeResult<Owned>> {
+        self.singleton().map(Ok)
+    }
+
+    #[inline(always)]
+    fn quick_value(&mut self) -> Option<DeResult<Owned>> {
+        self.singleton().map(Ok)
+    }
+
+    #[inline(always)]
+    fn array_begin(&mut self, n: usize, _depth: u32, _start: usize) -> DeResult<Owned> {
+        // SAFETY: attached.
+        made(unsafe { ffi::new_list(n) })
+    }
+
+    #[inline(always)]
+    fn array_item(&mut self, list: &mut Owned, i: usize, item: Owned) -> DeResult<()> {
+        // SAFETY: attached; the walk fills each slot `i < n` of the new list once.
+        unsafe { ffi::list_set(list, i, item) };
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn array_end(&mut self, list: Owned, _start: usize) -> DeResult<Owned> {
+        Ok(list)
+    }
+
+    #[inline(always)]
+    fn map_begin(
+        &mut self,
+        n: usize,
+        depth: u32,
+        start: usize,
+    ) -> DeResult<Begin<(Owned, bool), Owned>> {
+        if self.numpy.is_some()
+            && (n == 3 || n == 5)
+            && token::starts_with_bin8(self.r.data, self.r.pos, b"nd")
+        {
+            return self.numpy_map(n, depth, start).map(Begin::Done);
+        }
+        // SAFETY: attached.
+        Ok(Begin::Walk((made(unsafe { ffi::new_dict(n) })?, true)))
+    }
+
+    #[inline(always)]
+    fn key(&mut self, _map: &mut (Owned, bool), _i: usize, depth: u32) -> DeResult<Owned> {
+        Decoder::key(self, depth + 1)
+    }
+
+    #[inline(always)]
+    fn map_entry(
+        &mut self,
+        (dict, atomic): &mut (Owned, bool),
+        key: Owned,
+        value: Owned,
+        key_start: usize,
+        value_start: usize,
+    ) -> DeResult<()> {
+        *atomic &= token::is_atomic_at(self.r.data, key_start)
+            & token::is_atomic_at(self.r.data, value_start);
+        // SAFETY: attached; `dict` is the new dict this map is read into.
+        if unsafe { !ffi::dict_set(dict, &key, &value) } {
+            return Err(DeError::callback(
+                "map key could not be used as a dict key",
+                key_start,
+                ffi::fetch_error(),
+            ));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn map_end(&mut self, (dict, atomic): (Owned, bool), _start: usize) -> DeResult<Owned> {
+        if atomic {
+            // SAFETY: attached; every key and value of `dict` is atomic.
+            unsafe { ffi::untrack_atomic_dict(&dict) };
+        }
+        Ok(dict)
     }
 }

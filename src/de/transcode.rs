@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use super::error::{DeError, Kind};
 use super::reader::Reader;
 use super::token::{self, Token};
+use super::walk::{self, Begin, Policy};
 use crate::emit::Emitter;
 use crate::error::Error;
 use crate::limits::{MAX_DECODE_DEPTH, MAX_ENCODE_DEPTH};
@@ -66,26 +67,8 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         if start >= self.r.data.len() {
             return Err(Stop::Input(DeError::input(Kind::Empty, start)));
         }
-        self.value(0)?;
+        walk::value(self, 0)?;
         Ok(self.r.pos)
-    }
-
-    fn value(&mut self, depth: u32) -> TResult {
-        let start = self.r.pos;
-        let r = match token::next(&mut self.r, "value")? {
-            Token::Int(v) => self.e.int(v),
-            Token::Str(bytes) => return self.str(bytes, start),
-            Token::Map(n) => return self.map(n, depth, start),
-            Token::Array(n) => return self.array(n, depth, start),
-            Token::F64(v) => self.e.float(v),
-            Token::Nil => self.e.nil(),
-            Token::Bool(v) => self.e.bool(v),
-            Token::UInt(v) => self.e.uint(v),
-            Token::F32(v) => self.e.float(v as f64),
-            Token::Bin(data) => return refused(self.e.bin(data), start, "bytes_not_json"),
-            Token::Ext(tag, data) => return refused(self.e.ext(tag, data), start, "ext_not_json"),
-        };
-        emitted(r, start)
     }
 
     /// A string's UTF-8, checked.
@@ -101,44 +84,6 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
     fn str(&mut self, bytes: &'a [u8], start: usize) -> TResult {
         let bytes = Self::utf8(bytes, start)?;
         emitted(self.e.str(bytes), start)
-    }
-
-    fn check(&self, n: usize, min: usize, what: &'static str, depth: u32, start: usize) -> TResult {
-        // `json.dumps` writes at most this many levels; deeper input is refused the same way
-        // (below the decoder's own limit, which is checked with the rest of the header).
-        if depth as u64 >= MAX_ENCODE_DEPTH && depth < MAX_DECODE_DEPTH {
-            return Err(Stop::NotJson(crate::error::too_deep(), start, "too_deep"));
-        }
-        Ok(self.r.container(n, min, what, depth, start)?)
-    }
-
-    fn array(&mut self, n: usize, depth: u32, start: usize) -> TResult {
-        self.check(n, 1, "array", depth, start)?;
-        emitted(self.e.array_begin(n), start)?;
-        for i in 0..n {
-            let at = self.r.pos;
-            emitted(self.e.array_item(i), at)?;
-            self.value(depth + 1)?;
-        }
-        emitted(self.e.array_end(), start)
-    }
-
-    fn map(&mut self, n: usize, depth: u32, start: usize) -> TResult {
-        self.check(n, 2, "map", depth, start)?;
-        emitted(self.e.map_begin(n), start)?;
-        let mut seen = Keys::new(n, self.key_stack.len());
-        for i in 0..n {
-            let key_start = self.r.pos;
-            emitted(self.e.map_key(i), key_start)?;
-            let key = self.key(key_start)?;
-            if !seen.insert(key, &mut self.key_stack) {
-                return Err(Stop::UseObjects);
-            }
-            emitted(self.e.map_value(), key_start)?;
-            self.value(depth + 1)?;
-        }
-        seen.release(&mut self.key_stack);
-        emitted(self.e.map_end(), start)
     }
 
     /// A map key: a string (returned, to spot repeats); anything else ends the walk with
@@ -157,6 +102,102 @@ impl<'a, E: Emitter> Transcoder<'a, E> {
         };
         emitted(self.e.str(bytes), start)?;
         Ok(bytes)
+    }
+}
+
+/// The transcoder's side of the walk: each item handed to the emitter as it is read, each map's
+/// keys kept to spot a repeat.
+impl<'a, E: Emitter> Policy<'a> for Transcoder<'a, E> {
+    type Value = ();
+    type Error = Stop;
+    type Array = ();
+    type Map = Keys<'a>;
+    type Key = ();
+
+    #[inline(always)]
+    fn reader(&mut self) -> &mut Reader<'a> {
+        &mut self.r
+    }
+
+    #[inline(always)]
+    fn reader_ref(&self) -> &Reader<'a> {
+        &self.r
+    }
+
+    #[inline(always)]
+    fn enter(&self, depth: u32, start: usize) -> TResult {
+        // `json.dumps` writes at most this many levels; deeper input is refused the same way
+        // (below the decoder's own limit, which the walk checks with the rest of the header).
+        if depth as u64 >= MAX_ENCODE_DEPTH && depth < MAX_DECODE_DEPTH {
+            return Err(Stop::NotJson(crate::error::too_deep(), start, "too_deep"));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, token: Token<'a>, depth: u32, start: usize) -> TResult {
+        let r = match token {
+            Token::Int(v) => self.e.int(v),
+            Token::Str(bytes) => return self.str(bytes, start),
+            Token::F64(v) => self.e.float(v),
+            Token::Nil => self.e.nil(),
+            Token::Bool(v) => self.e.bool(v),
+            Token::UInt(v) => self.e.uint(v),
+            Token::F32(v) => self.e.float(v as f64),
+            Token::Bin(data) => return refused(self.e.bin(data), start, "bytes_not_json"),
+            Token::Ext(tag, data) => return refused(self.e.ext(tag, data), start, "ext_not_json"),
+            // The walk hands containers to the container hooks, never here.
+            Token::Array(_) | Token::Map(_) => return walk::build(self, token, depth, start),
+        };
+        emitted(r, start)
+    }
+
+    #[inline(always)]
+    fn array_begin(&mut self, n: usize, _depth: u32, start: usize) -> TResult {
+        emitted(self.e.array_begin(n), start)
+    }
+
+    #[inline(always)]
+    fn before_item(&mut self, _array: &mut (), i: usize, at: usize) -> TResult {
+        emitted(self.e.array_item(i), at)
+    }
+
+    #[inline(always)]
+    fn array_item(&mut self, _array: &mut (), _i: usize, _item: ()) -> TResult {
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn array_end(&mut self, _array: (), start: usize) -> TResult {
+        emitted(self.e.array_end(), start)
+    }
+
+    #[inline(always)]
+    fn map_begin(&mut self, n: usize, _depth: u32, start: usize) -> TResult<Begin<Keys<'a>, ()>> {
+        emitted(self.e.map_begin(n), start)?;
+        Ok(Begin::Walk(Keys::new(n, self.key_stack.len())))
+    }
+
+    #[inline(always)]
+    fn key(&mut self, seen: &mut Keys<'a>, i: usize, _depth: u32) -> TResult {
+        let key_start = self.r.pos;
+        emitted(self.e.map_key(i), key_start)?;
+        let key = Transcoder::key(self, key_start)?;
+        if !seen.insert(key, &mut self.key_stack) {
+            return Err(Stop::UseObjects);
+        }
+        emitted(self.e.map_value(), key_start)
+    }
+
+    #[inline(always)]
+    fn map_entry(&mut self, _: &mut Keys<'a>, _: (), _: (), _: usize, _: usize) -> TResult {
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn map_end(&mut self, seen: Keys<'a>, start: usize) -> TResult {
+        seen.release(&mut self.key_stack);
+        emitted(self.e.map_end(), start)
     }
 }
 
@@ -180,7 +221,7 @@ fn refused(result: Result<(), Error>, start: usize, kind: &'static str) -> TResu
 /// The set hashes with the standard library's keyed hash (a random key per process): the keys
 /// come from the input, and with a fixed hash an input of many keys made to collide would make
 /// each insert walk all the others.
-enum Keys<'a> {
+pub enum Keys<'a> {
     /// This map's keys are `key_stack[base..]`.
     Few {
         base: usize,

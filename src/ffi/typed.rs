@@ -165,16 +165,6 @@ pub unsafe fn is_type(obj: Obj) -> bool {
     unsafe { ffi::PyType_Check(obj) != 0 }
 }
 
-/// Whether the type `ty` was made at run time (a class statement, `type(...)`), not built in.
-///
-/// # Safety
-/// `ty` is a live type and the GIL is held.
-#[inline]
-pub unsafe fn is_heap_type(ty: Obj) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe { ffi::PyType_HasFeature(ty.cast(), ffi::Py_TPFLAGS_HEAPTYPE) != 0 }
-}
-
 /// A `datetime.timezone` of `seconds` east of UTC (`known.utc` for 0).
 ///
 /// # Safety

@@ -18,6 +18,7 @@ use super::error::{DeError, Kind};
 use super::keycache::{KeyCache, MAX_KEY_LEN};
 use super::reader::{DeResult, Reader};
 use super::token::{self, Token};
+use super::walk::{self, made, Begin, Policy};
 use super::Session;
 use crate::ffi::{self, Obj, Owned};
 use options::CompatOptions;
@@ -73,12 +74,6 @@ struct Compat<'py, 'a, 'o> {
     keys: Option<&'o mut KeyCache>,
 }
 
-/// Turns a null result of a C-API constructor into the pending Python error.
-#[inline(always)]
-fn made(obj: Option<Owned>) -> DeResult<Owned> {
-    obj.ok_or_else(|| DeError::python(ffi::fetch_error()))
-}
-
 /// An object built through PyO3 (on the rare paths), as an owned reference.
 fn owned(obj: Bound<'_, PyAny>) -> Owned {
     // SAFETY: `obj` is live; the new reference is ours, `obj`'s own is released on drop.
@@ -93,35 +88,10 @@ fn call(hook: &Py<PyAny>, arg: Owned) -> DeResult<Owned> {
 }
 
 impl<'a> Compat<'_, 'a, '_> {
+    /// One value, whatever its type, read by the one walk.
     #[inline(always)]
     fn value(&mut self, depth: u32) -> DeResult<Owned> {
-        let start = self.r.pos;
-        let token = token::next(&mut self.r, "value")?;
-        if self.o.limits.any {
-            header::check_token(&token, &self.o.limits)?;
-        }
-        self.build(token, depth, start)
-    }
-
-    /// The object for `token`, the item that began at `start`.
-    #[inline(always)]
-    fn build(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
-        // SAFETY: every constructor below is called while attached (`self.py`).
-        unsafe {
-            match token {
-                Token::Int(v) => made(ffi::new_i64(v)),
-                Token::Str(bytes) => self.str(bytes),
-                Token::Map(n) => self.map(n, depth, start),
-                Token::Array(n) => self.array(n, depth, start),
-                Token::F64(v) => made(ffi::new_f64(v)),
-                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
-                Token::Bool(v) => Ok(ffi::new_bool(v)),
-                Token::UInt(v) => made(ffi::new_u64(v)),
-                Token::F32(v) => made(ffi::new_f64(v as f64)),
-                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
-                Token::Ext(tag, data) => Ok(owned(ext::build(self.py, self.o, tag, data)?)),
-            }
-        }
+        walk::value(self, depth)
     }
 
     /// A str: text (decoded with `unicode_errors`), or its bytes with `raw`.
@@ -148,95 +118,6 @@ impl<'a> Compat<'_, 'a, '_> {
         let errors = self.o.unicode_errors.bind(self.py);
         let data = pyo3::types::PyBytes::new(self.py, bytes);
         Ok(owned(data.call_method1("decode", ("utf-8", errors))?))
-    }
-
-    /// Checks the depth, and that `n` items of `min_size` bytes each fit in what is left of the
-    /// input, before anything is allocated for them.
-    fn container(&self, n: usize, min_size: usize, depth: u32, start: usize) -> DeResult<()> {
-        let what = if min_size == 1 { "array" } else { "map" };
-        Ok(self.r.container(n, min_size, what, depth, start)?)
-    }
-
-    /// An array as a list (a tuple without `use_list`), through `list_hook` when there is one.
-    fn array(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
-        self.container(n, 1, depth, start)?;
-        // SAFETY: attached; each slot `i < n` is filled once.
-        let seq = unsafe {
-            if self.o.use_list {
-                let list = made(ffi::new_list(n))?;
-                for i in 0..n {
-                    ffi::list_set(&list, i, self.item(depth + 1)?);
-                }
-                list
-            } else {
-                let tuple = made(ffi::new_tuple(n))?;
-                for i in 0..n {
-                    ffi::tuple_set(&tuple, i, self.item(depth + 1)?);
-                }
-                tuple
-            }
-        };
-        match &self.o.list_hook {
-            Some(hook) => call(hook, seq),
-            None => Ok(seq),
-        }
-    }
-
-    /// An array's item. A float64 is read here, without the dispatch of [`Compat::value`]:
-    /// arrays of coordinates and measurements are mostly floats (the `canada` document, pairs
-    /// of them as tuples with `use_list=False`, decoded in 3.2 ms instead of 4.0 when it was written).
-    #[inline(always)]
-    fn item(&mut self, depth: u32) -> DeResult<Owned> {
-        let pos = self.r.pos;
-        if let Some(&[0xcb, b0, b1, b2, b3, b4, b5, b6, b7]) = self.r.data.get(pos..pos + 9) {
-            self.r.pos = pos + 9;
-            let v = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-            // SAFETY: attached (`self.py`).
-            return made(unsafe { ffi::new_f64(v) });
-        }
-        self.value(depth)
-    }
-
-    /// A map as a dict (through `object_hook`), or as a list of pairs for `object_pairs_hook`.
-    fn map(&mut self, n: usize, depth: u32, start: usize) -> DeResult<Owned> {
-        self.container(n, 2, depth, start)?;
-        if let Some(hook) = &self.o.object_pairs_hook {
-            return call(hook, self.pairs(n, depth)?);
-        }
-        // SAFETY: attached.
-        let dict = unsafe {
-            let dict = made(ffi::new_dict(n))?;
-            for _ in 0..n {
-                let key = self.key(depth)?;
-                let value = self.value(depth + 1)?;
-                let key = self.checked(key)?;
-                if !ffi::dict_set(&dict, &key, &value) {
-                    return Err(DeError::python(ffi::fetch_error()));
-                }
-            }
-            dict
-        };
-        match &self.o.object_hook {
-            Some(hook) => call(hook, dict),
-            None => Ok(dict),
-        }
-    }
-
-    /// A map's entries as a list of `(key, value)` tuples.
-    fn pairs(&mut self, n: usize, depth: u32) -> DeResult<Owned> {
-        // SAFETY: attached; each slot is filled once.
-        unsafe {
-            let list = made(ffi::new_list(n))?;
-            for i in 0..n {
-                let key = self.key(depth)?;
-                let value = self.value(depth + 1)?;
-                let pair = made(ffi::new_tuple(2))?;
-                ffi::tuple_set(&pair, 0, self.checked(key)?);
-                ffi::tuple_set(&pair, 1, value);
-                ffi::list_set(&list, i, pair);
-            }
-            Ok(list)
-        }
     }
 
     /// A key from [`Compat::key`], checked once its value is decoded too (msgpack-python reports
@@ -268,8 +149,187 @@ impl<'a> Compat<'_, 'a, '_> {
                 }
                 Ok((self.str(bytes)?, false))
             }
-            Token::Str(_) | Token::Bin(_) => Ok((self.build(token, depth + 1, start)?, false)),
-            _ => Ok((self.build(token, depth + 1, start)?, true)),
+            Token::Str(_) | Token::Bin(_) => {
+                Ok((walk::build(self, token, depth + 1, start)?, false))
+            }
+            _ => Ok((walk::build(self, token, depth + 1, start)?, true)),
+        }
+    }
+}
+
+/// A map as compat builds it: a dict, or for `object_pairs_hook` a list of `(key, value)` tuples
+/// and how many are in it.
+enum CompatMap {
+    Dict(Owned),
+    Pairs(Owned, usize),
+}
+
+/// Compat's side of the walk: msgpack-python's options applied as each object is made, every
+/// declared length checked against its `max_*_len` limit as its token is read.
+impl<'a> Policy<'a> for Compat<'_, 'a, '_> {
+    type Value = Owned;
+    type Error = DeError;
+    /// A list, or a tuple without `use_list`.
+    type Array = Owned;
+    type Map = CompatMap;
+    /// A key, and whether it was built from an item other than a str or bin.
+    type Key = (Owned, bool);
+
+    #[inline(always)]
+    fn reader(&mut self) -> &mut Reader<'a> {
+        &mut self.r
+    }
+
+    #[inline(always)]
+    fn reader_ref(&self) -> &Reader<'a> {
+        &self.r
+    }
+
+    #[inline(always)]
+    fn token(&self, token: &Token<'a>) -> DeResult<()> {
+        if self.o.limits.any {
+            header::check_token(token, &self.o.limits)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, token: Token<'a>, depth: u32, start: usize) -> DeResult<Owned> {
+        // SAFETY: every constructor below is called while attached (`self.py`).
+        unsafe {
+            match token {
+                Token::Int(v) => made(ffi::new_i64(v)),
+                Token::Str(bytes) => self.str(bytes),
+                Token::F64(v) => made(ffi::new_f64(v)),
+                Token::Nil => Ok(ffi::new_singleton(ffi::none())),
+                Token::Bool(v) => Ok(ffi::new_bool(v)),
+                Token::UInt(v) => made(ffi::new_u64(v)),
+                Token::F32(v) => made(ffi::new_f64(v as f64)),
+                Token::Bin(bytes) => made(ffi::new_bytes(bytes)),
+                Token::Ext(tag, data) => Ok(owned(ext::build(self.py, self.o, tag, data)?)),
+                // The walk hands containers to the container hooks, never here.
+                Token::Array(_) | Token::Map(_) => walk::build(self, token, depth, start),
+            }
+        }
+    }
+
+    /// A float64 is read here, without the dispatch on its token: arrays of coordinates and
+    /// measurements are mostly floats (the `canada` document, pairs of them as tuples with
+    /// `use_list=False`, decoded in 3.2 ms instead of 4.0 when it was written).
+    #[inline(always)]
+    fn quick_item(&mut self) -> Option<DeResult<Owned>> {
+        let pos = self.r.pos;
+        if let Some(&[0xcb, b0, b1, b2, b3, b4, b5, b6, b7]) = self.r.data.get(pos..pos + 9) {
+            self.r.pos = pos + 9;
+            let v = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+            // SAFETY: attached (`self.py`).
+            return Some(made(unsafe { ffi::new_f64(v) }));
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn array_begin(&mut self, n: usize, _depth: u32, _start: usize) -> DeResult<Owned> {
+        // SAFETY: attached.
+        made(unsafe {
+            if self.o.use_list {
+                ffi::new_list(n)
+            } else {
+                ffi::new_tuple(n)
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn array_item(&mut self, seq: &mut Owned, i: usize, item: Owned) -> DeResult<()> {
+        // SAFETY: attached; `seq` is the list (with `use_list`) or tuple of `n` slots that
+        // `array_begin` made, and the walk fills each slot `i < n` once.
+        unsafe {
+            if self.o.use_list {
+                ffi::list_set(seq, i, item);
+            } else {
+                ffi::tuple_set(seq, i, item);
+            }
+        }
+        Ok(())
+    }
+
+    /// Through `list_hook` when there is one.
+    #[inline(always)]
+    fn array_end(&mut self, seq: Owned, _start: usize) -> DeResult<Owned> {
+        match &self.o.list_hook {
+            Some(hook) => call(hook, seq),
+            None => Ok(seq),
+        }
+    }
+
+    #[inline(always)]
+    fn map_begin(
+        &mut self,
+        n: usize,
+        _depth: u32,
+        _start: usize,
+    ) -> DeResult<Begin<CompatMap, Owned>> {
+        // SAFETY: attached.
+        Ok(Begin::Walk(unsafe {
+            if self.o.object_pairs_hook.is_some() {
+                CompatMap::Pairs(made(ffi::new_list(n))?, 0)
+            } else {
+                CompatMap::Dict(made(ffi::new_dict(n))?)
+            }
+        }))
+    }
+
+    #[inline(always)]
+    fn key(&mut self, _map: &mut CompatMap, _i: usize, depth: u32) -> DeResult<(Owned, bool)> {
+        Compat::key(self, depth)
+    }
+
+    /// The key is checked once its value is decoded too (msgpack-python reports an error in
+    /// the value first).
+    #[inline(always)]
+    fn map_entry(
+        &mut self,
+        map: &mut CompatMap,
+        key: (Owned, bool),
+        value: Owned,
+        _key_start: usize,
+        _value_start: usize,
+    ) -> DeResult<()> {
+        let key = self.checked(key)?;
+        // SAFETY: attached; a list of pairs is the one `map_begin` made with room for every
+        // entry, and `filled` counts the slots filled so far.
+        unsafe {
+            match map {
+                CompatMap::Dict(dict) => {
+                    if !ffi::dict_set(dict, &key, &value) {
+                        return Err(DeError::python(ffi::fetch_error()));
+                    }
+                }
+                CompatMap::Pairs(list, filled) => {
+                    let pair = made(ffi::new_tuple(2))?;
+                    ffi::tuple_set(&pair, 0, key);
+                    ffi::tuple_set(&pair, 1, value);
+                    ffi::list_set(list, *filled, pair);
+                    *filled += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Through `object_hook`, or the pairs through `object_pairs_hook`.
+    #[inline(always)]
+    fn map_end(&mut self, map: CompatMap, _start: usize) -> DeResult<Owned> {
+        match map {
+            CompatMap::Dict(dict) => match &self.o.object_hook {
+                Some(hook) => call(hook, dict),
+                None => Ok(dict),
+            },
+            CompatMap::Pairs(list, _) => match &self.o.object_pairs_hook {
+                Some(hook) => call(hook, list),
+                None => Ok(list),
+            },
         }
     }
 }

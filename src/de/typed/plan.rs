@@ -1,10 +1,9 @@
-//! A decoding plan: the nodes `fastmsgpack._typed` works out for a type, compiled once into an
-//! arena where nodes refer to each other by index (so a recursive class refers back to itself).
+//! A decoding plan: the nodes worked out for a type (see `compile`), in an arena where nodes
+//! refer to each other by index (so a recursive class refers back to itself).
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString};
 use pyo3::PyTraverseError;
 
 /// What a field does when its key is missing from the map.
@@ -102,8 +101,8 @@ pub struct TypePlan {
     pub nodes: Vec<Named>,
     /// The node of the type itself.
     pub root: usize,
-    /// The class whose `__dict__` holds this plan, if any.
-    pub owner: Option<Py<PyAny>>,
+    /// The type the plan was worked out for.
+    pub tp: Py<PyAny>,
     /// Some node needs the call's `dec_hook`.
     pub has_custom: bool,
     /// Some node is a numpy array.
@@ -113,9 +112,7 @@ pub struct TypePlan {
 #[pymethods]
 impl TypePlan {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(owner) = &self.owner {
-            visit.call(owner)?;
-        }
+        visit.call(&self.tp)?;
         for named in &self.nodes {
             match &named.node {
                 Node::Literal(table) => visit.call(table)?,
@@ -145,138 +142,4 @@ impl TypePlan {
             self.nodes[self.root].name
         )
     }
-}
-
-/// Compiles the node list of `fastmsgpack._typed` (each node a tuple `(kind, name, *args)`).
-#[pyfunction]
-pub fn _compile_plan(
-    nodes: &Bound<'_, PyList>,
-    root: usize,
-    owner: Option<Bound<'_, PyAny>>,
-    has_custom: bool,
-) -> PyResult<TypePlan> {
-    let count = nodes.len();
-    let mut out = Vec::with_capacity(count);
-    let mut has_numpy = false;
-    for item in nodes.iter() {
-        let t = item.cast_into::<PyTuple>()?;
-        let kind: String = t.get_item(0)?.extract()?;
-        let name: String = t.get_item(1)?.extract()?;
-        let index = |i: usize| -> PyResult<usize> {
-            let n: usize = t.get_item(i)?.extract()?;
-            if n >= count {
-                return Err(PyTypeError::new_err("plan node index out of range"));
-            }
-            Ok(n)
-        };
-        let indices = |i: usize| -> PyResult<Vec<usize>> {
-            let list: Vec<usize> = t.get_item(i)?.extract()?;
-            if list.iter().any(|&n| n >= count) {
-                return Err(PyTypeError::new_err("plan node index out of range"));
-            }
-            Ok(list)
-        };
-        let node = match kind.as_str() {
-            "any" => Node::Any,
-            "int" => Node::Int,
-            "float" => Node::Float,
-            "str" => Node::Str,
-            "bool" => Node::Bool,
-            "none" => Node::None,
-            "bytes" => Node::Bytes,
-            "bytearray" => Node::ByteArray,
-            "memoryview" => Node::MemoryView,
-            "uuid" => Node::Uuid,
-            "datetime" => Node::DateTime,
-            "date" => Node::Date,
-            "time" => Node::Time,
-            "decimal" => Node::Decimal,
-            "numpy" => {
-                has_numpy = true;
-                Node::Numpy(t.get_item(2)?.unbind())
-            }
-            "list" => Node::List(index(2)?),
-            "set" => Node::Set(index(2)?),
-            "frozenset" => Node::FrozenSet(index(2)?),
-            "vartuple" => Node::VarTuple(index(2)?),
-            "tuple" => Node::Tuple(indices(2)?),
-            "dict" => Node::Dict(index(2)?, index(3)?),
-            "union" => Node::Union(indices(2)?),
-            "literal" => Node::Literal(t.get_item(2)?.cast_into::<PyDict>()?.unbind()),
-            "enum" => Node::Enum {
-                cls: t.get_item(2)?.unbind(),
-                members: t.get_item(3)?.cast_into::<PyDict>()?.unbind(),
-            },
-            "dataclass" => Node::Dataclass(class(&t, count)?),
-            "typeddict" => Node::TypedDict(class(&t, count)?),
-            "namedtuple" => Node::NamedTuple(class(&t, count)?),
-            "model" => Node::Model(t.get_item(2)?.unbind()),
-            "custom" => Node::Custom(t.get_item(2)?.unbind()),
-            other => {
-                return Err(PyTypeError::new_err(format!(
-                    "unknown plan node kind {other:?}"
-                )))
-            }
-        };
-        out.push(Named {
-            node,
-            name: name.into_boxed_str(),
-        });
-    }
-    if root >= out.len() {
-        return Err(PyTypeError::new_err("plan root out of range"));
-    }
-    Ok(TypePlan {
-        nodes: out,
-        root,
-        owner: owner.map(Bound::unbind),
-        has_custom,
-        has_numpy,
-    })
-}
-
-/// `(kind, name, cls, fields, post_init, direct)`, each field `(name, node, init, missing,
-/// default)`, `missing` 0 required, 1 a value, 2 a factory, 3 omitted.
-fn class(t: &Bound<'_, PyTuple>, count: usize) -> PyResult<Box<Class>> {
-    let py = t.py();
-    let mut fields = Vec::new();
-    let mut required = 0;
-    for f in t.get_item(3)?.try_iter()? {
-        let f = f?.cast_into::<PyTuple>()?;
-        let name = f.get_item(0)?.cast_into::<PyString>()?;
-        let bytes = name.to_str()?.as_bytes().to_vec().into_boxed_slice();
-        let name = PyString::intern(py, name.to_str()?).unbind();
-        let node: usize = f.get_item(1)?.extract()?;
-        if node >= count {
-            return Err(PyTypeError::new_err("plan node index out of range"));
-        }
-        let init: bool = f.get_item(2)?.extract()?;
-        let kind: u8 = f.get_item(3)?.extract()?;
-        let default = f.get_item(4)?.unbind();
-        let missing = match kind {
-            0 => {
-                if init {
-                    required += 1;
-                }
-                Missing::Required
-            }
-            1 => Missing::Value(default),
-            2 => Missing::Factory(default),
-            _ => Missing::Omit,
-        };
-        fields.push(Field {
-            name,
-            bytes,
-            node,
-            init,
-            missing,
-        });
-    }
-    Ok(Box::new(Class {
-        cls: t.get_item(2)?.unbind(),
-        fields,
-        post_init: t.get_item(4)?.extract()?,
-        direct: t.get_item(5)?.extract()?,
-        required,
-    }))
 }
