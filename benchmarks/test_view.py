@@ -11,7 +11,13 @@ Groups, with N zero-padded to six digits (``extra_info`` holds the library and N
   on the message.
 - ``view-walk-<N>``: load the snapshot and read every value of it. "fastmsgpack" walks a
   ``View`` fully (maps through ``items()``, arrays through iteration, building the same dicts and
-  lists); "fastmsgpack-unpackb" is ``unpackb`` alone.
+  lists); "fastmsgpack-unpackb" is ``unpackb`` alone, and "fastmsgpack-unpackb-walk" is
+  ``unpackb`` followed by the same walk over the dicts and lists it made: the walk's own Python
+  work (a call, an ``isinstance`` test and a dict or list insert per value), which no decoder
+  can take away, is in both "fastmsgpack" and "fastmsgpack-unpackb-walk".
+
+With ``scripts/bench --baseline REV``, "fastmsgpack-before" is the earlier build's view, made
+and read the same way.
 
 Every reader's result is checked against the snapshot before it is timed.
 """
@@ -25,6 +31,8 @@ import msgpack  # type: ignore[import-untyped]
 import msgspec
 import ormsgpack
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 from generators import ROUTE_SIZES, route
 from test_route import RouteMessage
 
@@ -70,12 +78,29 @@ def ten_fields_protobuf(r: Any) -> tuple[Any, ...]:
     )
 
 
+# The view classes of this build and, with ``scripts/bench --baseline``, of the earlier one.
+MAP_VIEWS: tuple[Any, ...] = (MapView,)
+ARRAY_VIEWS: tuple[Any, ...] = (ArrayView,)
+if BEFORE is not None and hasattr(BEFORE, "_view"):
+    MAP_VIEWS += (BEFORE.MapView,)
+    ARRAY_VIEWS += (BEFORE.ArrayView,)
+
+
 def walk(value: Any) -> Any:
     """Every value of a view, read, as dicts and lists."""
-    if isinstance(value, MapView):
+    if isinstance(value, MAP_VIEWS):
         return {k: walk(v) for k, v in value.items()}
-    if isinstance(value, ArrayView):
+    if isinstance(value, ARRAY_VIEWS):
         return [walk(v) for v in value]
+    return value
+
+
+def walk_plain(value: Any) -> Any:
+    """The same walk over dicts and lists."""
+    if isinstance(value, dict):
+        return {k: walk_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [walk_plain(v) for v in value]
     return value
 
 
@@ -95,7 +120,12 @@ READ10: dict[str, Callable[[int], Callable[[], tuple[Any, ...]]]] = {
 WALK: dict[str, Callable[[int], Callable[[], Any]]] = {
     "fastmsgpack": lambda n: lambda: walk(View(PACKED[n])),
     "fastmsgpack-unpackb": lambda n: lambda: fastmsgpack.unpackb(PACKED[n]),
+    "fastmsgpack-unpackb-walk": lambda n: lambda: walk_plain(fastmsgpack.unpackb(PACKED[n])),
 }
+
+if BEFORE is not None and hasattr(BEFORE, "_view"):
+    READ10[BEFORE_NAME] = lambda n: lambda: ten_fields(BEFORE._view(PACKED[n]))
+    WALK[BEFORE_NAME] = lambda n: lambda: walk(BEFORE._view(PACKED[n]))
 
 
 def _label(benchmark: Any, group: str, library: str, n: int) -> None:

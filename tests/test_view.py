@@ -301,3 +301,48 @@ def test_views_keep_the_document_alive() -> None:
     del data
     assert inner["point"] == [1.5, -0.75]
     assert repr(inner).startswith("<MapView of 3 entries at byte ")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (MapView, ArrayView)):
+        return value.to_python()
+    return value
+
+
+def test_reads_in_one_pass() -> None:
+    """items(), keys(), values() and iteration read a whole container with one decoder: every
+    kind of item comes out as unpackb makes it, and an error stops the pass."""
+    doc = {
+        "int": -(2**63),
+        "big": 2**64 - 1,
+        "float": 1.5,
+        "str": "é" * 40,
+        "bin": b"\x00\x01",
+        "nil": None,
+        "bool": True,
+        "list": [1, "two", [3], {"four": 4}],
+        "map": {"k": "v"},
+    }
+    data = packb(doc)
+    view = View(data)
+    assert view.keys() == list(doc)
+    assert [_plain(v) for v in view.values()] == list(doc.values())
+    assert {k: _plain(v) for k, v in view.items()} == doc
+    assert [_plain(v) for v in view["list"]] == doc["list"]
+    assert isinstance(view["list"][3], MapView)
+    # The same keys as unpackb's, options included.
+    stamped = packb({1: [2]}, option=fastmsgpack.OPT_NON_STR_KEYS)
+    with pytest.raises(MsgpackDecodeError):
+        View(stamped).items()
+    assert View(stamped, option=fastmsgpack.OPT_NON_STR_KEYS).keys() == [1]
+    # A truncated input, read lazily: the pass raises, again and again.
+    cut = View(packb([1, 2, "three" * 10])[:-5], validate=False)
+    for _ in range(2):
+        with pytest.raises(MsgpackDecodeError):
+            list(cut)
+    cut_map = View(packb({"a": 1, "b": "two" * 10})[:-5], validate=False)
+    for read in (cut_map.items, cut_map.values):
+        with pytest.raises(MsgpackDecodeError):
+            read()
+    # The last value is never passed over to list the keys.
+    assert cut_map.keys() == ["a", "b"]

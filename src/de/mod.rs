@@ -368,6 +368,44 @@ pub fn decode_key_at<'py>(
     Ok(unsafe { Bound::from_owned_ptr(py, value.into_raw()) })
 }
 
+/// Reads several items of `input` with one decoder set up as `setup` says: a lazy view reading
+/// a container's items in one pass claims the key cache and sets up a decoder once, not once
+/// per item. The items are read with [`Reading::value`] and [`Reading::key`].
+pub fn reading<'py, R>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    read: impl FnOnce(&mut Reading<'py, '_>) -> R,
+) -> R {
+    let mut claim = KEY_CACHE.claim(py);
+    let decoder = setup.decoder::<false>(py, input, claim.as_deref_mut());
+    read(&mut Reading { py, decoder })
+}
+
+/// A decoder lent to [`reading`].
+pub struct Reading<'py, 'a> {
+    py: Python<'py>,
+    decoder: Decoder<'a, false>,
+}
+
+impl<'py> Reading<'py, '_> {
+    /// The object at `offset`, nested `depth` deep, as `unpackb` makes it.
+    #[inline]
+    pub fn value(&mut self, offset: usize, depth: u32) -> Result<Bound<'py, PyAny>, DeError> {
+        let (value, _) = self.decoder.decode_nested(offset, depth)?;
+        // SAFETY: the decoder hands over a strong reference.
+        Ok(unsafe { Bound::from_owned_ptr(self.py, value.into_raw()) })
+    }
+
+    /// The map key at `offset` (in a map nested `depth` deep), as [`decode_key_at`] makes it.
+    #[inline]
+    pub fn key(&mut self, offset: usize, depth: u32) -> Result<Bound<'py, PyAny>, DeError> {
+        let value = self.decoder.key_at(offset, depth)?;
+        // SAFETY: the decoder hands over a strong reference.
+        Ok(unsafe { Bound::from_owned_ptr(self.py, value.into_raw()) })
+    }
+}
+
 /// The object that starts at `offset` in `bytes`, read with only `OPT_NON_STR_KEYS` (no hook,
 /// no timestamps, no numpy), and where it ends; errors give offsets in the whole input.
 pub fn unpack_at<'py>(

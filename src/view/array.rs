@@ -9,8 +9,8 @@ use pyo3::types::{PyList, PySlice};
 use super::doc::lock;
 use super::map::plain;
 use super::scan::{ArrayScan, At};
-use super::{export, item, Place};
-use crate::de::DeError;
+use super::{export, item, item_in, Place};
+use crate::de::{self, DeError};
 
 /// A MessagePack array, read where it lies: items are decoded when they are read, a nested map
 /// or array is another view. Reads as a `Sequence` (`len`, `[]` with an index or a slice, `in`,
@@ -59,10 +59,27 @@ impl ArrayView {
         }
     }
 
+    /// Every item, read in one pass.
     fn all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = (0..self.place.header.len)
-            .map(|i| self.at(py, i))
-            .collect::<PyResult<Vec<_>>>()?;
+        let (doc, header) = (&self.place.doc, &self.place.header);
+        let starts = lock(&self.table)
+            .all(doc.input(), header)
+            .map_err(DeError::into_pyerr)?
+            .to_vec();
+        let depth = header.depth + 1;
+        let items = de::reading(py, doc.data(), &doc.setup, |reading| {
+            starts
+                .iter()
+                .enumerate()
+                .map(|(i, &start)| {
+                    let node = match self.place.node {
+                        Some(_) => doc.array_child(py, self.place.node, i),
+                        None => None,
+                    };
+                    item_in(py, doc, start, depth, node, reading)
+                })
+                .collect::<PyResult<Vec<_>>>()
+        })?;
         PyList::new(py, items)
     }
 

@@ -2,6 +2,7 @@
 //! options they are decoded with, and the scan tables of the containers read so far.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::prelude::*;
@@ -43,7 +44,7 @@ pub struct Doc {
     /// Where each container starts and ends, when the document was checked at creation.
     spans: Spans,
     /// Each container's table, by the offset of its header: found once, whichever view asks.
-    tables: Mutex<HashMap<usize, Table>>,
+    tables: Mutex<HashMap<usize, Table, OffsetHashing>>,
 }
 
 // SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
@@ -103,7 +104,7 @@ impl Doc {
             dec_hook: dec_hook.map(|h| h.clone().unbind()),
             plan,
             spans,
-            tables: Mutex::new(HashMap::new()),
+            tables: Mutex::new(HashMap::with_hasher(OffsetHashing::new())),
         })
     }
 
@@ -160,6 +161,65 @@ impl Doc {
     ) -> PyResult<Bound<'py, PyAny>> {
         de::decode_nested_at(py, self.data(), &self.setup, offset, depth)
             .map_err(DeError::into_pyerr)
+    }
+}
+
+/// Hashes the offsets that key the tables with one folded multiplication by a secret seed,
+/// instead of SipHash, which took a fifth of the time of walking a view: offsets are plain
+/// integers, and the seed (random for each document) keeps input that places its containers at
+/// chosen offsets from making them collide.
+#[derive(Clone, Copy)]
+struct OffsetHashing {
+    seed: u64,
+}
+
+impl OffsetHashing {
+    fn new() -> OffsetHashing {
+        OffsetHashing {
+            seed: RandomState::new().hash_one(0x5eed_u64) | 1,
+        }
+    }
+}
+
+impl BuildHasher for OffsetHashing {
+    type Hasher = OffsetHasher;
+
+    fn build_hasher(&self) -> OffsetHasher {
+        OffsetHasher {
+            seed: self.seed,
+            hash: 0,
+        }
+    }
+}
+
+struct OffsetHasher {
+    seed: u64,
+    hash: u64,
+}
+
+impl Hasher for OffsetHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let product = u128::from(self.hash ^ n ^ self.seed) * u128::from(K ^ self.seed);
+        self.hash = (product as u64) ^ ((product >> 64) as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
     }
 }
 

@@ -8,8 +8,8 @@ use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::doc::lock;
 use super::scan::{Entry, Input, MapScan};
-use super::{export, item, ArrayView, Place};
-use crate::de::{self, DeError};
+use super::{export, item, item_in, ArrayView, Place};
+use crate::de::{self, DeError, Reading};
 use crate::opt;
 
 /// A MessagePack map, read where it lies: keys and values are decoded when they are read, a
@@ -87,6 +87,31 @@ impl MapView {
         item(py, doc, entry.value, self.place.header.depth + 1, node)
     }
 
+    /// [`MapView::value`], read in a pass over the map's entries.
+    fn value_in<'py>(
+        &self,
+        py: Python<'py>,
+        entry: &Entry,
+        reading: &mut Reading<'py, '_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let doc = &self.place.doc;
+        let node = match self.place.node {
+            Some(_) => {
+                let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
+                doc.map_child(py, self.place.node, text)
+            }
+            None => None,
+        };
+        item_in(
+            py,
+            doc,
+            entry.value,
+            self.place.header.depth + 1,
+            node,
+            reading,
+        )
+    }
+
     fn value_as<'py>(
         &self,
         py: Python<'py>,
@@ -152,29 +177,44 @@ impl MapView {
     }
 
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let keys = self
-            .all()?
-            .iter()
-            .map(|e| self.key(py, e))
-            .collect::<PyResult<Vec<_>>>()?;
+        let entries = self.all()?;
+        let doc = &self.place.doc;
+        let depth = self.place.header.depth + 1;
+        let keys = de::reading(py, doc.data(), &doc.setup, |reading| {
+            entries
+                .iter()
+                .map(|e| reading.key(e.key, depth).map_err(DeError::into_pyerr))
+                .collect::<PyResult<Vec<_>>>()
+        })?;
         PyList::new(py, keys)
     }
 
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let values = self
-            .all()?
-            .iter()
-            .map(|e| self.value(py, e))
-            .collect::<PyResult<Vec<_>>>()?;
+        let entries = self.all()?;
+        let doc = &self.place.doc;
+        let values = de::reading(py, doc.data(), &doc.setup, |reading| {
+            entries
+                .iter()
+                .map(|e| self.value_in(py, e, reading))
+                .collect::<PyResult<Vec<_>>>()
+        })?;
         PyList::new(py, values)
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = self
-            .all()?
-            .iter()
-            .map(|e| PyTuple::new(py, [self.key(py, e)?, self.value(py, e)?]))
-            .collect::<PyResult<Vec<_>>>()?;
+        let entries = self.all()?;
+        let doc = &self.place.doc;
+        let depth = self.place.header.depth + 1;
+        let items = de::reading(py, doc.data(), &doc.setup, |reading| {
+            entries
+                .iter()
+                .map(|e| {
+                    let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
+                    let value = self.value_in(py, e, reading)?;
+                    PyTuple::new(py, [key, value])
+                })
+                .collect::<PyResult<Vec<_>>>()
+        })?;
         PyList::new(py, items)
     }
 

@@ -23,7 +23,7 @@ pub use map::MapView;
 use scan::{At, Header};
 
 use crate::de::token;
-use crate::de::DeError;
+use crate::de::{DeError, Reading};
 use crate::ffi;
 use crate::opt::{self, Opt};
 
@@ -80,6 +80,27 @@ pub fn item<'py>(
     } else {
         ArrayView::new(place).into_bound_py_any(py)
     }
+}
+
+/// [`item`], read in a pass over a container's items: a scalar (read untyped) is decoded by
+/// the pass's decoder instead of one set up for it alone.
+#[inline]
+pub fn item_in<'py>(
+    py: Python<'py>,
+    doc: &Arc<Doc>,
+    at: At,
+    depth: u32,
+    node: Option<usize>,
+    reading: &mut Reading<'py, '_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let scalar = doc
+        .data()
+        .get(at.pos)
+        .is_some_and(|&m| !token::is_container_marker(m));
+    if node.is_none() && scalar {
+        return reading.value(at.pos, depth).map_err(DeError::into_pyerr);
+    }
+    item(py, doc, at, depth, node)
 }
 
 /// Whether the map is in msgpack-numpy's layout, which `OPT_NUMPY_RAW` reads as an array.
