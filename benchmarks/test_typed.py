@@ -10,7 +10,9 @@
 - ``untyped-records-2000``: the same records without a type, for what typing costs.
 
 The input is what ``fastmsgpack.packb`` writes for the records (datetimes as RFC 3339 text), and
-before timing every library's result is checked to equal the records.
+before timing every library's result is checked to equal the records. With ``scripts/bench
+--baseline REV``, REV's build makes the same calls as ``fastmsgpack-before`` (and
+``fastmsgpack-before-Decoder``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from typing import Any, NamedTuple
 import msgspec
 import pydantic
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 from test_rich import MemberModel, make_member_models
 
 import fastmsgpack
@@ -88,6 +92,13 @@ UNTYPED: dict[str, Callable[[bytes], Any]] = {
     "fastmsgpack": fastmsgpack.unpackb,
     "msgspec": msgspec.msgpack.decode,
 }
+
+if BEFORE is not None and hasattr(BEFORE, "Decoder"):
+    RECORDS[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=list[Record])
+    RECORDS[f"{BEFORE_NAME}-Decoder"] = BEFORE.Decoder(list[Record]).decode
+    SNAPSHOT[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=Snapshot)
+if BEFORE is not None:
+    UNTYPED[BEFORE_NAME] = BEFORE.unpackb
 
 
 @pytest.mark.parametrize("library", list(RECORDS))
