@@ -7,8 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::Python;
 
-#[cfg(test)]
-use crate::ffi::Obj;
 use crate::ffi::{self, Owned};
 
 /// The table has `2^SLOT_BITS` slots.
@@ -289,9 +287,9 @@ fn slot_of(bytes: &[u8]) -> usize {
 
 /// Whether `obj` is the cached object for `utf8` (used by tests of the cache).
 #[cfg(test)]
-fn is_cached(cache: &KeyCache, utf8: &[u8], obj: Obj) -> bool {
+fn is_cached(cache: &KeyCache, utf8: &[u8], obj: &Owned) -> bool {
     let index = slot_of(utf8);
-    matches!(cache.slots.get(index), Some(Some(slot)) if slot.obj.as_ptr() == obj)
+    matches!(cache.slots.get(index), Some(Some(slot)) if slot.obj.as_ptr() == obj.as_ptr())
 }
 
 #[cfg(test)]
@@ -305,13 +303,14 @@ mod tests {
             let mut cache = KeyCache::new();
             // SAFETY: attached to the interpreter; inputs are short valid UTF-8.
             unsafe {
-                let a = cache.get(b"name").map(|o| o.as_ptr());
-                let b = cache.get(b"name").map(|o| o.as_ptr());
+                let a = cache.get(b"name");
+                let b = cache.get(b"name");
                 assert!(a.is_some());
-                assert_eq!(a, b);
-                let c = cache.get("nämé".as_bytes()).map(|o| o.as_ptr());
-                assert_ne!(a, c);
-                if let Some(a) = a {
+                let address = |o: &Option<Owned>| o.as_ref().map(Owned::as_ptr);
+                assert_eq!(address(&a), address(&b));
+                let c = cache.get("nämé".as_bytes());
+                assert_ne!(address(&a), address(&c));
+                if let Some(a) = &a {
                     assert!(is_cached(&cache, b"name", a));
                 }
             }

@@ -46,7 +46,7 @@ pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_atomic_dict, GcPause};
 pub use known::{compat_ext_type, set_compat_ext_type, Known};
-pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
+pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use refs::Ref;
 pub use scalars::*;

@@ -75,6 +75,15 @@ impl<'a> Ref<'a> {
         unsafe { super::type_of(self.as_ptr()) }
     }
 
+    /// The object's type as an object: every instance holds its type, so it lives as long as
+    /// the object does.
+    #[inline(always)]
+    pub fn type_ref(self) -> Ref<'a> {
+        // SAFETY: an object holds a strong reference to its type, so the type is live for `'a`
+        // like the object (the type's invariant), on the same attached thread.
+        unsafe { Ref::new(self.type_of().cast()) }
+    }
+
     /// Whether this is `None`.
     #[inline(always)]
     pub fn is_none(self) -> bool {

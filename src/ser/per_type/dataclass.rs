@@ -3,7 +3,7 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, Owned, Ref};
+use crate::ffi::{self, Owned, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
@@ -20,7 +20,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     // precondition); it is held for the walk, and `names` is a tuple of str held here.
     unsafe {
         let _hold = ffi::hold(obj.as_ptr());
-        let held_names = field_names(ffi::type_of(obj.as_ptr()).cast(), cx)?;
+        let held_names = field_names(obj.type_ref(), cx)?;
         let names = ffi::tuple_items(held_names.as_ptr());
         // Field values are read from the instance dict when there is one (a lookup by a str
         // whose hash is cached), else through attribute access (slots, properties).
@@ -49,17 +49,18 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
 ///
 /// # Safety
 /// `ty` is a live dataclass type; the thread is attached.
-unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
+unsafe fn field_names(ty: Ref<'_>, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.
     unsafe {
         // A strong reference: another thread may empty the cache meanwhile.
-        if let Some(names) = ffi::dict_get(cache, ty) {
+        if let Some(names) = ffi::dict_get(cache, ty.as_ptr()) {
             return Ok(names);
         }
-        let fields = ffi::get_attr(ty, cx.known.names.dataclass_fields).map_err(|cause| {
-            error::attribute_failed("__dataclass_fields__ could not be read", cause)
-        })?;
+        let fields =
+            ffi::get_attr(ty.as_ptr(), cx.known.names.dataclass_fields).map_err(|cause| {
+                error::attribute_failed("__dataclass_fields__ could not be read", cause)
+            })?;
         if !ffi::is_dict(fields.as_ptr()) {
             return Err(error::attribute_failed(
                 "__dataclass_fields__ is not a dict",
@@ -85,7 +86,7 @@ unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
         if ffi::dict_len(cache) >= MAX_CACHED_TYPES {
             ffi::dict_clear(cache);
         }
-        if !ffi::dict_insert(cache, ty, names.as_ptr()) {
+        if !ffi::dict_insert(cache, ty.as_ptr(), names.as_ptr()) {
             return Err(error::attribute_failed(
                 "dataclass field cache",
                 ffi::fetch_error(),

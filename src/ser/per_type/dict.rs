@@ -115,7 +115,7 @@ unsafe fn write_sorted<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E)
             let (utf8, replaced) = match ffi::str_utf8(key.as_ptr()) {
                 Some(utf8) => (utf8, None),
                 None => {
-                    let encoded = per_type::str::encode_surrogates(key.as_ptr(), st, cx)?;
+                    let encoded = per_type::str::encode_surrogates(Ref::of(&key), st, cx)?;
                     (ffi::bytes_data(encoded.as_ptr()), Some(encoded))
                 }
             };

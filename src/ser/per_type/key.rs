@@ -154,7 +154,7 @@ unsafe fn write_rich<E: Emitter>(key: Ref<'_>, ty: TypePtr, st: State, cx: &Ctx,
         } else if ffi::is_subtype(ty, k.uuid) {
             per_type::uuid::write(key, cx, e)
         } else if ffi::is_subtype(ffi::type_of(ty.cast()), k.enum_meta) {
-            let value = per_type::enums::member_value(key.as_ptr(), cx)?;
+            let value = per_type::enums::member_value(key, cx)?;
             write_non_str(Ref::of(&value), st.enter_container()?, cx, e)
         } else {
             Err(error::bad_key(key, true))
