@@ -36,7 +36,7 @@ pub struct Doc {
     data: *const u8,
     len: usize,
     pub setup: Setup,
-    /// Keeps alive what `setup` points to; typed reads pass it on.
+    /// The hook `setup` holds too; typed reads pass it on.
     pub ext_hook: Option<Py<PyAny>>,
     pub dec_hook: Option<Py<PyAny>>,
     /// The plan of the type the document is read as (`View(data, type=T)`).
@@ -48,11 +48,11 @@ pub struct Doc {
 }
 
 // SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
-// read-only export, or our own copy) until the document is dropped; the raw pointers of `setup`
-// refer to objects kept alive by `_ext_hook` or by the process (the handles of `Known` and
-// `Numpy`), and are only used while attached; `setup` holds no bin views (`Setup::new` makes
-// none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is shared. The tables are behind
-// locks.
+// read-only export, or our own copy) until the document is dropped; `setup` holds the hook (a
+// strong reference, used and released only while attached: a document is dropped with the last
+// view of it, by the interpreter) and the process's handles of `Known` and `Numpy`; it holds no
+// bin views (`Setup::of` makes none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is
+// shared. The tables are behind locks.
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}
@@ -94,7 +94,7 @@ impl Doc {
         } else {
             Spans::default()
         };
-        let setup = Setup::new(py, opts, ext_hook, None)?;
+        let setup = Setup::of(py, opts, ext_hook, None)?;
         Ok(Doc {
             _source: source,
             data: ptr,

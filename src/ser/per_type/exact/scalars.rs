@@ -85,9 +85,8 @@ pub unsafe fn write_uuid<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
         // SAFETY: `obj` is a live exact UUID and the GIL is held (this function's precondition), so
         // `offset` is that of its `int` slot; the slot's int is held by the UUID, and nothing runs
         // Python code before its value is read.
-        if let Some(v) =
-            unsafe { ffi::slot_value(obj.as_ptr(), offset).and_then(|i| ffi::small_u128(i)) }
-        {
+        let value = unsafe { ffi::slot_value(obj.as_ptr(), offset).map(|i| ffi::small_u128(i)) };
+        if let Some(Some(v)) = value {
             return e.ext(code::UUID, &v.to_be_bytes());
         }
     }
