@@ -195,8 +195,9 @@ impl Setup {
         ext_hook: Option<&Bound<'_, PyAny>>,
         source: Option<Obj>,
     ) -> PyResult<Setup> {
-        // SAFETY: every caller passes the input object it decodes (from `source_of` or an exact
-        // `bytes` argument), which is alive while it calls, on this attached thread (`py`).
+        // SAFETY: `source` is the argument `data` of the call being served (`unpackb_typed` and
+        // `Decoder.decode` take it from `data`, and the typed decoder passes it on unchanged),
+        // which Python holds until the call returns; the thread is attached (`py`).
         let source = source.map(|obj| unsafe { Ref::new(obj) });
         Setup::of(py, opts, ext_hook, source)
     }

@@ -40,9 +40,9 @@ pub unsafe fn call2(func: Obj, a: Obj, b: Obj) -> Result<Owned, PyErr> {
 /// Takes the Python error currently set (after a C-API call reported failure).
 #[cold]
 pub fn fetch_error() -> PyErr {
-    // SAFETY: every caller holds the GIL (they just made a C-API call).
-    let py = unsafe { Python::assume_attached() };
-    PyErr::fetch(py)
+    // Called right after a C-API call, so the thread is attached and `attach` only counts one
+    // more use of it: no unchecked assumption.
+    Python::attach(PyErr::fetch)
 }
 
 /// `obj.name()`; on failure the raised exception.

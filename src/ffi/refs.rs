@@ -40,7 +40,8 @@ impl<'a> Ref<'a> {
         let count = || unsafe { ffi::Py_REFCNT(ptr) };
         debug_assert!(count() > 0, "a Ref to a freed object");
         Ref {
-            // SAFETY: the caller guarantees `ptr` is not null, checked above in debug builds.
+            // SAFETY: `ptr` points at a live object (this function's precondition), so it is not
+            // null; checked above in debug builds.
             ptr: unsafe { NonNull::new_unchecked(ptr) },
             _borrow: PhantomData,
         }

@@ -55,8 +55,8 @@ pub unsafe fn write_memoryview<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) ->
         // A non-contiguous buffer is refused below.
         if let Ok(len) = len {
             if len >= cx.oob_threshold {
-                // SAFETY: `obj` is a live memoryview, so it exports a buffer, and the caller holds
-                // the GIL: what `offer` needs.
+                // SAFETY: `obj` is a live memoryview, so it exports a buffer, and the GIL is held
+                // (this function's precondition): what `offer` needs.
                 let taken = unsafe { oob::offer(obj, len, cx, e) }?;
                 if taken {
                     return Ok(());

@@ -123,8 +123,8 @@ unsafe fn write_non_str<E: Emitter>(key: Ref<'_>, st: State, cx: &Ctx, e: &mut E
             e.array_begin(items.len())?;
             for (i, &item) in items.iter().enumerate() {
                 e.array_item(i)?;
-                // SAFETY: the caller holds the tuple key, whose items never change, so each
-                // item lives while it is written.
+                // SAFETY: the tuple key is held by the caller (this function's precondition)
+                // and its items never change, so each item lives while it is written.
                 write_non_str(Ref::new(item), st, cx, e)?;
             }
             e.array_end()

@@ -67,8 +67,8 @@ unsafe fn write_values<E: Emitter>(
     e: &mut E,
 ) -> Res {
     let np = numpy(cx)?;
-    // SAFETY: the caller holds `array` and `original`; every object made here is held while
-    // used.
+    // SAFETY: `array` and `original` are held by the caller and the GIL is held (this function's
+    // precondition); every object made here is held while used.
     unsafe {
         let _hold = ffi::hold(array.as_ptr());
         let (dtype, dtype_str) = dtype_of(array, np)?;
@@ -202,7 +202,8 @@ macro_rules! loader {
         /// `ptr` points at an element of this width, in readable memory.
         #[inline(always)]
         unsafe fn $name(ptr: *const u8, order: Order) -> $t {
-            // SAFETY: the caller points at an element of this width.
+            // SAFETY: `ptr` points at a readable element of this width (this function's
+            // precondition); the read is unaligned, so any address is fine.
             let raw = unsafe { ptr.cast::<$t>().read_unaligned() };
             match order {
                 Order::Little => <$t>::from_le(raw),
