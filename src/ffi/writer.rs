@@ -407,10 +407,8 @@ impl Drop for BytesWriter {
 
 #[cold]
 fn fetch_memory_error() -> Error {
-    // SAFETY: only reads and clears the current thread's error indicator; the GIL is held by
-    // every caller of the writer.
-    let py = unsafe { pyo3::Python::assume_attached() };
-    PyErr::take(py)
+    // Called by a writer, so on an attached thread: `attach` only counts one more use of it.
+    pyo3::Python::attach(PyErr::take)
         .unwrap_or_else(|| pyo3::exceptions::PyMemoryError::new_err("out of memory"))
         .into()
 }

@@ -17,7 +17,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     let exact = unsafe { ffi::type_of(obj.as_ptr()) } == k.uuid;
     if let (true, Some(offset)) = (exact, k.uuid_int_slot) {
         // SAFETY: `obj` is a live exact UUID (checked above), so `offset` is that of its `int`
-        // slot; the caller guarantees the thread is attached. The slot's int is held by the
+        // slot; the thread is attached (this function's precondition). The slot's int is held by the
         // UUID, and nothing runs Python code before its value is read.
         let value =
             unsafe { ffi::slot_value(obj.as_ptr(), offset).and_then(|int| ffi::small_u128(int)) };
