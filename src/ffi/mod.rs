@@ -62,6 +62,13 @@ pub use pyo3::ffi::PyObject;
 /// A borrowed pointer to a live Python object.
 pub type Obj = *mut PyObject;
 
+/// Whether this thread is attached to the interpreter (holds the GIL, or on free-threaded builds
+/// has an attached thread state): for debug checks.
+pub fn attached() -> bool {
+    // SAFETY: `PyGILState_Check` may be called on any thread, attached or not.
+    unsafe { pyo3::ffi::PyGILState_Check() == 1 }
+}
+
 /// Before 3.14 pyo3-ffi reads a str's header itself: nothing to check.
 #[cfg(not(Py_3_14))]
 pub fn verify_text_layout(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {

@@ -407,8 +407,11 @@ impl Drop for BytesWriter {
 
 #[cold]
 fn fetch_memory_error() -> Error {
-    // Called by a writer, so on an attached thread: `attach` only counts one more use of it.
-    pyo3::Python::attach(PyErr::take)
+    debug_assert!(super::attached(), "a writer on a detached thread");
+    // SAFETY: a writer is used only while the GIL is held, from its making to its end (its
+    // constructors' precondition); checked in debug builds.
+    let py = unsafe { pyo3::Python::assume_attached() };
+    PyErr::take(py)
         .unwrap_or_else(|| pyo3::exceptions::PyMemoryError::new_err("out of memory"))
         .into()
 }
