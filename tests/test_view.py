@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import gc
 import mmap
 import threading
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -346,3 +348,30 @@ def test_reads_in_one_pass() -> None:
             read()
     # The last value is never passed over to list the keys.
     assert cut_map.keys() == ["a", "b"]
+
+
+def test_cycles_through_hooks_are_collected() -> None:
+    """A hook (or its object) that refers back to a view makes a cycle through the document,
+    which holds the hook: the garbage collector sees it and frees both."""
+
+    class Hooks:
+        view: Any = None
+
+        def ext(self, code: int, data: bytes) -> Any:
+            return (code, data)
+
+        def dec(self, tp: Any, value: Any) -> Any:
+            return value
+
+    makers: list[Callable[[Hooks], Any]] = [
+        lambda h: View(PACKED, ext_hook=h.ext),
+        lambda h: View(PACKED, dec_hook=h.dec, type=Route),
+    ]
+    for make in makers:
+        hooks = Hooks()
+        view = make(hooks)
+        hooks.view = view["children"]
+        gone = weakref.ref(hooks)
+        del hooks, view
+        gc.collect()
+        assert gone() is None

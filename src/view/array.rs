@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::doc::lock;
 use super::map::plain;
@@ -23,26 +24,32 @@ pub struct ArrayView {
 
 impl ArrayView {
     pub fn new(place: Place) -> ArrayView {
-        let table = place.doc.array_table(&place.header);
+        let table = place.doc().array_table(&place.header);
         ArrayView { place, table }
     }
 
     /// Where item `i` (in range) starts.
     fn start(&self, i: usize) -> PyResult<At> {
         let mut scan = lock(&self.table);
-        scan.item(self.place.doc.input(), &self.place.header, i)
+        scan.item(self.place.doc().input(), &self.place.header, i)
             .map_err(DeError::into_pyerr)
     }
 
     /// Item `i` (in range).
     fn at<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
         let start = self.start(i)?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let node = match self.place.node {
             Some(_) => doc.array_child(py, self.place.node, i),
             None => None,
         };
-        item(py, doc, start, self.place.header.depth + 1, node)
+        item(
+            py,
+            &self.place.doc,
+            start,
+            self.place.header.depth + 1,
+            node,
+        )
     }
 
     /// `index` (negative from the end) as an index in range.
@@ -61,7 +68,7 @@ impl ArrayView {
 
     /// Every item, read in one pass.
     fn all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let (doc, header) = (&self.place.doc, &self.place.header);
+        let (doc, header) = (self.place.doc(), &self.place.header);
         let starts = lock(&self.table)
             .all(doc.input(), header)
             .map_err(DeError::into_pyerr)?
@@ -76,7 +83,7 @@ impl ArrayView {
                         Some(_) => doc.array_child(py, self.place.node, i),
                         None => None,
                     };
-                    item_in(py, doc, start, depth, node, reading)
+                    item_in(py, &self.place.doc, start, depth, node, reading)
                 })
                 .collect::<PyResult<Vec<_>>>()
         })?;
@@ -88,7 +95,7 @@ impl ArrayView {
         py: Python<'py>,
         tp: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (doc, header) = (&self.place.doc, &self.place.header);
+        let (doc, header) = (self.place.doc(), &self.place.header);
         match tp.filter(|t| !t.is_none()) {
             Some(tp) => doc.decode_as(py, header.start, header.depth, tp),
             None => match self.place.node {
@@ -101,6 +108,10 @@ impl ArrayView {
 
 #[pymethods]
 impl ArrayView {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.place.traverse(&visit)
+    }
+
     fn __len__(&self) -> usize {
         self.place.header.len
     }
@@ -143,7 +154,7 @@ impl ArrayView {
             Some(tp) => {
                 let start = self.start(i)?;
                 let depth = self.place.header.depth + 1;
-                self.place.doc.decode_as(py, start.pos, depth, tp)
+                self.place.doc().decode_as(py, start.pos, depth, tp)
             }
             None => self.at(py, i),
         }
@@ -194,11 +205,11 @@ impl ArrayView {
         let this = slf.get();
         let header = this.place.header;
         let end = lock(&this.table)
-            .end(this.place.doc.input(), &header)
+            .end(this.place.doc().input(), &header)
             .map_err(DeError::into_pyerr)?;
         let bytes = this
             .place
-            .doc
+            .doc()
             .data()
             .get(header.start..end)
             .unwrap_or_default();

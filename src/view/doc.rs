@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::scan::{ArrayScan, Header, Input, MapScan, Spans};
 use crate::de::typed::plan::TypePlan;
@@ -31,6 +32,9 @@ enum Table {
     Map(Arc<Mutex<MapScan>>),
 }
 
+/// Shared by every view of the document, as a Python object so that the garbage collector sees
+/// what it holds (the hooks and the type's plan) once, however many views refer to it.
+#[pyclass(module = "fastmsgpack", frozen)]
 pub struct Doc {
     _source: Source,
     data: *const u8,
@@ -56,6 +60,15 @@ pub struct Doc {
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}
+
+#[pymethods]
+impl Doc {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.ext_hook)?;
+        visit.call(&self.dec_hook)?;
+        visit.call(&self.plan)
+    }
+}
 
 impl Doc {
     /// The document over `data` (bytes, bytearray, memoryview, mmap or another C-contiguous

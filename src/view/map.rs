@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::doc::lock;
 use super::scan::{Entry, Input, MapScan};
@@ -23,7 +24,7 @@ pub struct MapView {
 
 impl MapView {
     pub fn new(place: Place) -> MapView {
-        let table = place.doc.map_table(&place.header);
+        let table = place.doc().map_table(&place.header);
         MapView { place, table }
     }
 
@@ -33,17 +34,17 @@ impl MapView {
         f: impl FnOnce(&mut MapScan, Input<'_>) -> Result<R, DeError>,
     ) -> PyResult<R> {
         let mut scan = lock(&self.table);
-        f(&mut scan, self.place.doc.input()).map_err(DeError::into_pyerr)
+        f(&mut scan, self.place.doc().input()).map_err(DeError::into_pyerr)
     }
 
     fn all(&self) -> PyResult<Vec<Entry>> {
-        let (header, opts) = (self.place.header, self.place.doc.opts());
+        let (header, opts) = (self.place.header, self.place.doc().opts());
         self.with_scan(|scan, input| Ok(scan.all(input, &header, opts)?.to_vec()))
     }
 
     /// The first entry whose key equals `key`, reading no further into the map than needed.
     fn lookup(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<Entry>> {
-        let (header, opts) = (self.place.header, self.place.doc.opts());
+        let (header, opts) = (self.place.header, self.place.doc().opts());
         if let Ok(text) = key.cast::<PyString>() {
             // A str with lone surrogates has no UTF-8 form: no key of the input can equal it.
             let Ok(text) = text.to_str() else {
@@ -72,19 +73,25 @@ impl MapView {
     }
 
     fn key<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
         de::decode_key_at(py, doc.data(), &doc.setup, entry.key, depth).map_err(DeError::into_pyerr)
     }
 
     fn value<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
         let node = match self.place.node {
             Some(_) => doc.map_child(py, self.place.node, text),
             None => None,
         };
-        item(py, doc, entry.value, self.place.header.depth + 1, node)
+        item(
+            py,
+            &self.place.doc,
+            entry.value,
+            self.place.header.depth + 1,
+            node,
+        )
     }
 
     /// [`MapView::value`], read in a pass over the map's entries.
@@ -94,7 +101,7 @@ impl MapView {
         entry: &Entry,
         reading: &mut Reading<'py, '_>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let node = match self.place.node {
             Some(_) => {
                 let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
@@ -104,7 +111,7 @@ impl MapView {
         };
         item_in(
             py,
-            doc,
+            &self.place.doc,
             entry.value,
             self.place.header.depth + 1,
             node,
@@ -121,7 +128,7 @@ impl MapView {
         match tp.filter(|t| !t.is_none()) {
             Some(tp) => {
                 self.place
-                    .doc
+                    .doc()
                     .decode_as(py, entry.value.pos, self.place.header.depth + 1, tp)
             }
             None => self.value(py, entry),
@@ -133,7 +140,7 @@ impl MapView {
         py: Python<'py>,
         tp: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (doc, header) = (&self.place.doc, &self.place.header);
+        let (doc, header) = (self.place.doc(), &self.place.header);
         match tp.filter(|t| !t.is_none()) {
             Some(tp) => doc.decode_as(py, header.start, header.depth, tp),
             None => match self.place.node {
@@ -146,6 +153,10 @@ impl MapView {
 
 #[pymethods]
 impl MapView {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.place.traverse(&visit)
+    }
+
     fn __len__(&self) -> usize {
         self.place.header.len
     }
@@ -178,7 +189,7 @@ impl MapView {
 
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
         let keys = de::reading(py, doc.data(), &doc.setup, |reading| {
             entries
@@ -191,7 +202,7 @@ impl MapView {
 
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let values = de::reading(py, doc.data(), &doc.setup, |reading| {
             entries
                 .iter()
@@ -203,7 +214,7 @@ impl MapView {
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
         let items = de::reading(py, doc.data(), &doc.setup, |reading| {
             entries
@@ -249,11 +260,11 @@ impl MapView {
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
         let this = slf.get();
-        let (header, opts) = (this.place.header, this.place.doc.opts());
+        let (header, opts) = (this.place.header, this.place.doc().opts());
         let end = this.with_scan(|scan, input| scan.end(input, &header, opts))?;
         let bytes = this
             .place
-            .doc
+            .doc()
             .data()
             .get(header.start..end)
             .unwrap_or_default();

@@ -12,10 +12,8 @@ mod map;
 mod scan;
 mod typed;
 
-use std::sync::Arc;
-
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
+use pyo3::{IntoPyObjectExt, PyTraverseError, PyVisit};
 
 pub use array::ArrayView;
 use doc::Doc;
@@ -29,22 +27,36 @@ use crate::opt::{self, Opt};
 
 /// Where a view is: its document, its container's header, and the node of the type it is read
 /// as (`View(data, type=T)`), if any.
-#[derive(Clone)]
 pub struct Place {
-    doc: Arc<Doc>,
+    doc: Py<Doc>,
     header: Header,
     node: Option<usize>,
+}
+
+impl Place {
+    /// The document the view reads.
+    #[inline(always)]
+    fn doc(&self) -> &Doc {
+        self.doc.get()
+    }
+
+    /// Tells the garbage collector of the document, which holds the hooks and the type: a
+    /// hook or an object of the type that refers back to a view makes a cycle it must see.
+    fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.doc)
+    }
 }
 
 /// The item at `offset`, nested `depth` deep and read as `node` of the document's type: a view
 /// for a map or array, else the value decoded (as `unpackb` would, or as the type says).
 pub fn item<'py>(
     py: Python<'py>,
-    doc: &Arc<Doc>,
+    handle: &Py<Doc>,
     at: At,
     depth: u32,
     node: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let doc = handle.get();
     let offset = at.pos;
     let data = doc.data();
     let container = data
@@ -71,7 +83,7 @@ pub fn item<'py>(
         return doc.decode(py, offset, depth);
     }
     let place = Place {
-        doc: doc.clone(),
+        doc: handle.clone_ref(py),
         header,
         node,
     };
@@ -87,20 +99,21 @@ pub fn item<'py>(
 #[inline]
 pub fn item_in<'py>(
     py: Python<'py>,
-    doc: &Arc<Doc>,
+    handle: &Py<Doc>,
     at: At,
     depth: u32,
     node: Option<usize>,
     reading: &mut Reading<'py, '_>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let scalar = doc
+    let scalar = handle
+        .get()
         .data()
         .get(at.pos)
         .is_some_and(|&m| !token::is_container_marker(m));
     if node.is_none() && scalar {
         return reading.value(at.pos, depth).map_err(DeError::into_pyerr);
     }
-    item(py, doc, at, depth, node)
+    item(py, handle, at, depth, node)
 }
 
 /// Whether the map is in msgpack-numpy's layout, which `OPT_NUMPY_RAW` reads as an array.
@@ -127,13 +140,17 @@ pub fn _view<'py>(
     let ext_hook = ext_hook.filter(|h| !h.is_none());
     let dec_hook = dec_hook.filter(|h| !h.is_none());
     let tp = r#type.filter(|t| !t.is_none());
-    let doc = Arc::new(Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?);
+    let handle = Py::new(
+        py,
+        Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?,
+    )?;
+    let doc = handle.get();
     let bytes = doc.data();
     if bytes.is_empty() {
         return Err(DeError::input(crate::de::Kind::Empty, 0).into_pyerr());
     }
     let root = doc.root_node(py);
-    let value = item(py, &doc, At { pos: 0, span: 0 }, 0, root)?;
+    let value = item(py, &handle, At { pos: 0, span: 0 }, 0, root)?;
     let is_view = value.is_instance_of::<MapView>() || value.is_instance_of::<ArrayView>();
     if !validate && !is_view {
         // Decoded whole, as `unpackb` decodes it: nothing may follow it.
