@@ -375,3 +375,19 @@ def test_cycles_through_hooks_are_collected() -> None:
         del hooks, view
         gc.collect()
         assert gone() is None
+
+
+def test_items_of_a_long_array_in_any_order() -> None:
+    """Items are found again from the starts kept every few items, in any order of reads."""
+    items: list[Any] = [i if i % 3 else {"i": i, "p": [i, -i]} for i in range(1000)]
+    data = packb({"items": items})
+    order = [999, 0, 17, 16, 15, 500, 1, 998, 31, 32, 33, 250, -1, -1000]
+    for validate in (True, False):
+        view = View(data, validate=validate)["items"]
+        for i in order:
+            assert _plain(view[i]) == items[i], (validate, i)
+        assert [_plain(v) for v in view] == items
+        assert _plain(view[40:70:3]) == items[40:70:3]
+        assert bytes(view) == packb(items)
+    fresh = View(data)["items"]
+    assert [_plain(v) for v in fresh] == items

@@ -71,8 +71,7 @@ impl ArrayView {
         let (doc, header) = (self.place.doc(), &self.place.header);
         let starts = lock(&self.table)
             .all(doc.input(), header)
-            .map_err(DeError::into_pyerr)?
-            .to_vec();
+            .map_err(DeError::into_pyerr)?;
         let depth = header.depth + 1;
         let items = de::reading(py, doc.data(), &doc.setup, |reading| {
             starts

@@ -160,7 +160,7 @@ impl Doc {
         if let Some(Table::Array(table)) = tables.get(&header.start) {
             return table.clone();
         }
-        let table = Arc::new(Mutex::new(ArrayScan::new()));
+        let table = Arc::new(Mutex::new(ArrayScan::new(self.input())));
         tables.insert(header.start, Table::Array(table.clone()));
         table
     }
