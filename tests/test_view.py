@@ -391,3 +391,18 @@ def test_items_of_a_long_array_in_any_order() -> None:
         assert bytes(view) == packb(items)
     fresh = View(data)["items"]
     assert [_plain(v) for v in fresh] == items
+
+
+def test_a_container_hands_out_the_same_view_again() -> None:
+    view = View(PACKED)
+    children = view["children"]
+    assert view["children"] is children
+    assert view.get("children") is children
+    assert children[3] is children[3] is children[-(len(children) - 3)]
+    assert children[3]["point"] is children[3]["point"]
+    # A pass hands out the views kept, and makes new ones for the others.
+    passed = list(children)
+    assert passed[3] is children[3]
+    assert passed[4] is not children[4]
+    assert passed[4] == children[4]
+    assert dict(view.items())["children"] is children

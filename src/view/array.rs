@@ -1,6 +1,6 @@
 //! `ArrayView`: a MessagePack array seen as a read-only sequence.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -10,7 +10,7 @@ use pyo3::{PyTraverseError, PyVisit};
 use super::doc::lock;
 use super::map::plain;
 use super::scan::{ArrayScan, At};
-use super::{export, item, item_in, Place};
+use super::{child, child_in, export, Kids, Place};
 use crate::de::{self, DeError};
 
 /// A MessagePack array, read where it lies: items are decoded when they are read, a nested map
@@ -19,13 +19,19 @@ use crate::de::{self, DeError};
 #[pyclass(module = "fastmsgpack", frozen, sequence)]
 pub struct ArrayView {
     place: Place,
-    table: Arc<Mutex<ArrayScan>>,
+    table: Mutex<ArrayScan>,
+    /// The views handed out for the array's nested containers, by index.
+    kids: Kids,
 }
 
 impl ArrayView {
     pub fn new(place: Place) -> ArrayView {
-        let table = place.doc().array_table(&place.header);
-        ArrayView { place, table }
+        let table = Mutex::new(ArrayScan::new(place.doc().input()));
+        ArrayView {
+            place,
+            table,
+            kids: Kids::default(),
+        }
     }
 
     /// Where item `i` (in range) starts.
@@ -43,11 +49,15 @@ impl ArrayView {
             Some(_) => doc.array_child(py, self.place.node, i),
             None => None,
         };
-        item(
+        let depth = self.place.header.depth + 1;
+        child(
             py,
             &self.place.doc,
+            &self.kids,
+            i,
+            false,
             start,
-            self.place.header.depth + 1,
+            depth,
             node,
         )
     }
@@ -82,7 +92,8 @@ impl ArrayView {
                         Some(_) => doc.array_child(py, self.place.node, i),
                         None => None,
                     };
-                    item_in(py, &self.place.doc, start, depth, node, reading)
+                    let (handle, kids) = (&self.place.doc, &self.kids);
+                    child_in(py, handle, kids, i, start, depth, node, reading)
                 })
                 .collect::<PyResult<Vec<_>>>()
         })?;
@@ -108,7 +119,7 @@ impl ArrayView {
 #[pymethods]
 impl ArrayView {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        self.place.traverse(&visit)
+        self.place.traverse(&visit, &self.kids)
     }
 
     fn __len__(&self) -> usize {

@@ -1,15 +1,15 @@
 //! The document a view reads: its bytes, held for as long as any view of them lives, the
-//! options they are decoded with, and the scan tables of the containers read so far.
+//! options they are decoded with, and where its containers start and end when it was checked.
+//! (Each container's table of items is kept by its view, which its parent view hands out
+//! again when the same item is read again.)
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher, RandomState};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::scan::{ArrayScan, Header, Input, MapScan, Spans};
+use super::scan::{Input, Spans};
 use crate::de::typed::plan::TypePlan;
 use crate::de::{self, DeError, Setup};
 use crate::ffi::InputBuffer;
@@ -24,12 +24,6 @@ enum Source {
     /// (`bytearray`, a writable `mmap`), which Python code could otherwise change or resize
     /// under the view.
     Buffer(InputBuffer),
-}
-
-/// A container's table, shared by every view of that container.
-enum Table {
-    Array(Arc<Mutex<ArrayScan>>),
-    Map(Arc<Mutex<MapScan>>),
 }
 
 /// Shared by every view of the document, as a Python object so that the garbage collector sees
@@ -47,16 +41,13 @@ pub struct Doc {
     pub plan: Option<Py<TypePlan>>,
     /// Where each container starts and ends, when the document was checked at creation.
     spans: Spans,
-    /// Each container's table, by the offset of its header: found once, whichever view asks.
-    tables: Mutex<HashMap<usize, Table, OffsetHashing>>,
 }
 
 // SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
 // read-only export, or our own copy) until the document is dropped; the raw pointers of `setup`
 // refer to objects kept alive by `_ext_hook` or by the process (the handles of `Known` and
 // `Numpy`), and are only used while attached; `setup` holds no bin views (`Setup::new` makes
-// none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is shared. The tables are behind
-// locks.
+// none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is shared.
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}
@@ -117,7 +108,6 @@ impl Doc {
             dec_hook: dec_hook.map(|h| h.clone().unbind()),
             plan,
             spans,
-            tables: Mutex::new(HashMap::with_hasher(OffsetHashing::new())),
         })
     }
 
@@ -143,28 +133,6 @@ impl Doc {
         self.setup.opts()
     }
 
-    /// The table of the map whose header is `header`.
-    pub fn map_table(&self, header: &Header) -> Arc<Mutex<MapScan>> {
-        let mut tables = lock(&self.tables);
-        if let Some(Table::Map(table)) = tables.get(&header.start) {
-            return table.clone();
-        }
-        let table = Arc::new(Mutex::new(MapScan::new(header)));
-        tables.insert(header.start, Table::Map(table.clone()));
-        table
-    }
-
-    /// The table of the array whose header is `header`.
-    pub fn array_table(&self, header: &Header) -> Arc<Mutex<ArrayScan>> {
-        let mut tables = lock(&self.tables);
-        if let Some(Table::Array(table)) = tables.get(&header.start) {
-            return table.clone();
-        }
-        let table = Arc::new(Mutex::new(ArrayScan::new(self.input())));
-        tables.insert(header.start, Table::Array(table.clone()));
-        table
-    }
-
     /// The object at `offset`, nested `depth` deep, decoded whole as `unpackb` would.
     pub fn decode<'py>(
         &self,
@@ -174,65 +142,6 @@ impl Doc {
     ) -> PyResult<Bound<'py, PyAny>> {
         de::decode_nested_at(py, self.data(), &self.setup, offset, depth)
             .map_err(DeError::into_pyerr)
-    }
-}
-
-/// Hashes the offsets that key the tables with one folded multiplication by a secret seed,
-/// instead of SipHash, which took a fifth of the time of walking a view: offsets are plain
-/// integers, and the seed (random for each document) keeps input that places its containers at
-/// chosen offsets from making them collide.
-#[derive(Clone, Copy)]
-struct OffsetHashing {
-    seed: u64,
-}
-
-impl OffsetHashing {
-    fn new() -> OffsetHashing {
-        OffsetHashing {
-            seed: RandomState::new().hash_one(0x5eed_u64) | 1,
-        }
-    }
-}
-
-impl BuildHasher for OffsetHashing {
-    type Hasher = OffsetHasher;
-
-    fn build_hasher(&self) -> OffsetHasher {
-        OffsetHasher {
-            seed: self.seed,
-            hash: 0,
-        }
-    }
-}
-
-struct OffsetHasher {
-    seed: u64,
-    hash: u64,
-}
-
-impl Hasher for OffsetHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        const K: u64 = 0x9e37_79b9_7f4a_7c15;
-        let product = u128::from(self.hash ^ n ^ self.seed) * u128::from(K ^ self.seed);
-        self.hash = (product as u64) ^ ((product >> 64) as u64);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
     }
 }
 

@@ -1,6 +1,6 @@
 //! `MapView`: a MessagePack map seen as a read-only mapping.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
@@ -9,7 +9,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::doc::lock;
 use super::scan::{Entry, Input, MapScan};
-use super::{export, item, item_in, ArrayView, Place};
+use super::{child, child_in, export, ArrayView, Kids, Place};
 use crate::de::{self, DeError, Reading};
 use crate::opt;
 
@@ -19,13 +19,19 @@ use crate::opt;
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct MapView {
     place: Place,
-    table: Arc<Mutex<MapScan>>,
+    table: Mutex<MapScan>,
+    /// The views handed out for the map's nested containers, by entry index.
+    kids: Kids,
 }
 
 impl MapView {
     pub fn new(place: Place) -> MapView {
-        let table = place.doc().map_table(&place.header);
-        MapView { place, table }
+        let table = Mutex::new(MapScan::new(&place.header));
+        MapView {
+            place,
+            table,
+            kids: Kids::default(),
+        }
     }
 
     /// Runs `f` on the map's table, with errors turned into Python exceptions.
@@ -85,11 +91,16 @@ impl MapView {
             Some(_) => doc.map_child(py, self.place.node, text),
             None => None,
         };
-        item(
+        let depth = self.place.header.depth + 1;
+        let (handle, kids) = (&self.place.doc, &self.kids);
+        child(
             py,
-            &self.place.doc,
+            handle,
+            kids,
+            entry.index,
+            false,
             entry.value,
-            self.place.header.depth + 1,
+            depth,
             node,
         )
     }
@@ -109,11 +120,15 @@ impl MapView {
             }
             None => None,
         };
-        item_in(
+        let (handle, kids) = (&self.place.doc, &self.kids);
+        let depth = self.place.header.depth + 1;
+        child_in(
             py,
-            &self.place.doc,
+            handle,
+            kids,
+            entry.index,
             entry.value,
-            self.place.header.depth + 1,
+            depth,
             node,
             reading,
         )
@@ -154,7 +169,7 @@ impl MapView {
 #[pymethods]
 impl MapView {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        self.place.traverse(&visit)
+        self.place.traverse(&visit, &self.kids)
     }
 
     fn __len__(&self) -> usize {

@@ -8,6 +8,7 @@
 
 mod array;
 mod doc;
+mod kids;
 mod map;
 mod scan;
 mod typed;
@@ -17,6 +18,7 @@ use pyo3::{IntoPyObjectExt, PyTraverseError, PyVisit};
 
 pub use array::ArrayView;
 use doc::Doc;
+use kids::Kids;
 pub use map::MapView;
 use scan::{At, Header};
 
@@ -40,10 +42,12 @@ impl Place {
         self.doc.get()
     }
 
-    /// Tells the garbage collector of the document, which holds the hooks and the type: a
-    /// hook or an object of the type that refers back to a view makes a cycle it must see.
-    fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.doc)
+    /// Tells the garbage collector of the document, which holds the hooks and the type (a hook
+    /// or an object of the type that refers back to a view makes a cycle it must see), and of
+    /// the views of the container's items that it keeps.
+    fn traverse(&self, visit: &PyVisit<'_>, kids: &Kids) -> Result<(), PyTraverseError> {
+        visit.call(&self.doc)?;
+        kids.traverse(visit)
     }
 }
 
@@ -94,12 +98,50 @@ pub fn item<'py>(
     }
 }
 
-/// [`item`], read in a pass over a container's items: a scalar (read untyped) is decoded by
-/// the pass's decoder instead of one set up for it alone.
+/// Item `i` of a container (at `at`): the view kept for it, if any, else [`item`], kept in
+/// `kids` when it is a view, unless `pass` (a pass over all the container's items) made it.
+#[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn item_in<'py>(
+pub fn child<'py>(
     py: Python<'py>,
     handle: &Py<Doc>,
+    kids: &Kids,
+    i: usize,
+    pass: bool,
+    at: At,
+    depth: u32,
+    node: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let container = handle
+        .get()
+        .data()
+        .get(at.pos)
+        .is_some_and(|&m| token::is_container_marker(m));
+    if !container {
+        return item(py, handle, at, depth, node);
+    }
+    if let Some(view) = kids.get(py, i) {
+        return Ok(view);
+    }
+    let made = item(py, handle, at, depth, node)?;
+    if pass {
+        return Ok(made);
+    }
+    if made.is_instance_of::<MapView>() || made.is_instance_of::<ArrayView>() {
+        return Ok(kids.keep(i, made));
+    }
+    Ok(made)
+}
+
+/// [`child`], read in a pass over all of a container's items: a scalar (read untyped) is
+/// decoded by the pass's decoder instead of one set up for it alone.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn child_in<'py>(
+    py: Python<'py>,
+    handle: &Py<Doc>,
+    kids: &Kids,
+    i: usize,
     at: At,
     depth: u32,
     node: Option<usize>,
@@ -113,7 +155,7 @@ pub fn item_in<'py>(
     if node.is_none() && scalar {
         return reading.value(at.pos, depth).map_err(DeError::into_pyerr);
     }
-    item(py, handle, at, depth, node)
+    child(py, handle, kids, i, true, at, depth, node)
 }
 
 /// Whether the map is in msgpack-numpy's layout, which `OPT_NUMPY_RAW` reads as an array.

@@ -305,6 +305,8 @@ impl ArrayScan {
 /// One entry of a map: where its key and value start, and a str key's UTF-8 bytes.
 #[derive(Clone, Copy)]
 pub struct Entry {
+    /// The entry's index in the map.
+    pub index: usize,
     pub key: usize,
     pub value: At,
     /// The key's bytes (`start..end`) when it is a str; `None` for another type, which only
@@ -371,7 +373,12 @@ impl MapScan {
                 (None, At { pos, span })
             }
         };
-        let entry = Entry { key, value, text };
+        let entry = Entry {
+            index: self.entries.len(),
+            key,
+            value,
+            text,
+        };
         self.entries.push(entry);
         self.next = None;
         Ok(entry)
