@@ -12,6 +12,7 @@ use super::map::plain;
 use super::scan::{ArrayScan, At};
 use super::{child, child_in, export, Kids, Place};
 use crate::de::{self, DeError};
+use crate::ffi;
 
 /// A MessagePack array, read where it lies: items are decoded when they are read, a nested map
 /// or array is another view. Reads as a `Sequence` (`len`, `[]` with an index or a slice, `in`,
@@ -83,21 +84,19 @@ impl ArrayView {
             .all(doc.input(), header)
             .map_err(DeError::into_pyerr)?;
         let depth = header.depth + 1;
-        let items = de::reading(py, doc.data(), &doc.setup, |reading| {
-            starts
-                .iter()
-                .enumerate()
-                .map(|(i, &start)| {
-                    let node = match self.place.node {
-                        Some(_) => doc.array_child(py, self.place.node, i),
-                        None => None,
-                    };
-                    let (handle, kids) = (&self.place.doc, &self.kids);
-                    child_in(py, handle, kids, i, start, depth, node, reading)
-                })
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, items)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, starts.len(), |i| {
+                let Some(&start) = starts.get(i) else {
+                    return Err(PyIndexError::new_err("view index out of range"));
+                };
+                let node = match self.place.node {
+                    Some(_) => doc.array_child(py, self.place.node, i),
+                    None => None,
+                };
+                let (handle, kids) = (&self.place.doc, &self.kids);
+                child_in(py, handle, kids, i, start, depth, node, reading)
+            })
+        })
     }
 
     pub fn decode_whole<'py>(

@@ -11,7 +11,7 @@ use super::doc::lock;
 use super::scan::{Entry, Input, MapScan};
 use super::{child, child_in, export, ArrayView, Kids, Place};
 use crate::de::{self, DeError, Reading};
-use crate::opt;
+use crate::{ffi, opt};
 
 /// A MessagePack map, read where it lies: keys and values are decoded when they are read, a
 /// nested map or array is another view. Reads as a `Mapping` (`len`, `[]`, `in`, iteration over
@@ -206,42 +206,36 @@ impl MapView {
         let entries = self.all()?;
         let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
-        let keys = de::reading(py, doc.data(), &doc.setup, |reading| {
-            entries
-                .iter()
-                .map(|e| reading.key(e.key, depth).map_err(DeError::into_pyerr))
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, keys)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                let e = nth(&entries, i)?;
+                reading.key(e.key, depth).map_err(DeError::into_pyerr)
+            })
+        })
     }
 
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
         let doc = self.place.doc();
-        let values = de::reading(py, doc.data(), &doc.setup, |reading| {
-            entries
-                .iter()
-                .map(|e| self.value_in(py, e, reading))
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, values)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                self.value_in(py, nth(&entries, i)?, reading)
+            })
+        })
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
         let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
-        let items = de::reading(py, doc.data(), &doc.setup, |reading| {
-            entries
-                .iter()
-                .map(|e| {
-                    let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
-                    let value = self.value_in(py, e, reading)?;
-                    PyTuple::new(py, [key, value])
-                })
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, items)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                let e = nth(&entries, i)?;
+                let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
+                let value = self.value_in(py, e, reading)?;
+                Ok(PyTuple::new(py, [key, value])?.into_any())
+            })
+        })
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -286,6 +280,13 @@ impl MapView {
         // SAFETY: the view holds the document, which holds the bytes unchanged.
         unsafe { export(slf.as_any(), view, bytes, flags) }
     }
+}
+
+/// Entry `i` of `entries` (always there: `i` counts up to their number).
+fn nth(entries: &[Entry], i: usize) -> PyResult<&Entry> {
+    entries
+        .get(i)
+        .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("entry out of range"))
 }
 
 /// `other` as a plain value: a view decoded whole, anything else as it is.
