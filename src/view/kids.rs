@@ -7,6 +7,7 @@
 //! every container alive, for the garbage collector to go over again and again.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
@@ -18,16 +19,19 @@ use super::doc::lock;
 #[derive(Default)]
 pub struct Kids {
     kept: Mutex<HashMap<usize, Py<PyAny>>>,
+    /// Whether any view was kept: most containers keep none, and are then read (and gone
+    /// over by the garbage collector) without taking the lock.
+    any: AtomicBool,
 }
 
 impl Kids {
     /// The view of item `i`, if one was kept.
     #[inline]
     pub fn get<'py>(&self, py: Python<'py>, i: usize) -> Option<Bound<'py, PyAny>> {
-        let kept = lock(&self.kept);
-        if kept.is_empty() {
+        if !self.any.load(Ordering::Acquire) {
             return None;
         }
+        let kept = lock(&self.kept);
         kept.get(&i).map(|v| v.bind(py).clone())
     }
 
@@ -41,6 +45,7 @@ impl Kids {
             .or_insert_with(|| made.clone().unbind())
             .bind(py)
             .clone();
+        self.any.store(true, Ordering::Release);
         drop(kept);
         // `made`, when another was kept first, is dropped here, with no lock held.
         view
@@ -49,6 +54,9 @@ impl Kids {
     /// Tells the garbage collector of the views kept. A table another thread is changing is
     /// left out this time (reporting fewer references than are held is safe; more is not).
     pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if !self.any.load(Ordering::Acquire) {
+            return Ok(());
+        }
         let Ok(kept) = self.kept.try_lock() else {
             return Ok(());
         };
