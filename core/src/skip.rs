@@ -35,66 +35,71 @@ pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> ReadResult<()> {
 }
 
 /// What a walk tells of the containers it passes, in the order of their headers: `open` at a
-/// header, `close` where the container's last item ends.
+/// header, `close` where the container's last item ends, with the mark `open` gave (kept by the
+/// walk with the container's count, so that a recorder needs no stack of its own).
 pub trait Record {
-    fn open(&mut self, start: usize);
-    fn close(&mut self, end: usize);
+    type Mark: Copy + Default;
+    fn open(&mut self, start: usize) -> Self::Mark;
+    fn close(&mut self, mark: Self::Mark, end: usize);
 }
 
 /// Records nothing.
 impl Record for () {
+    type Mark = ();
     #[inline(always)]
     fn open(&mut self, _start: usize) {}
     #[inline(always)]
-    fn close(&mut self, _end: usize) {}
+    fn close(&mut self, _mark: (), _end: usize) {}
 }
 
-/// Items still to read in each open container (a map counts keys and values): the innermost
-/// levels in place, deeper ones (rare) in a vector, so that passing over a small container
-/// allocates nothing.
-struct Open {
-    inline: [u64; INLINE_LEVELS],
+/// Items still to read in each open container (a map counts keys and values), with the
+/// recorder's mark: the innermost levels in place, deeper ones (rare) in a vector, so that
+/// passing over a small container allocates nothing.
+struct Open<M> {
+    inline: [(u64, M); INLINE_LEVELS],
     len: usize,
-    deeper: Vec<u64>,
+    deeper: Vec<(u64, M)>,
 }
 
 const INLINE_LEVELS: usize = 16;
 
-impl Open {
+impl<M: Copy> Open<M> {
     #[inline(always)]
-    fn push(&mut self, n: u64) {
+    fn push(&mut self, n: u64, mark: M) {
         match self.inline.get_mut(self.len) {
-            Some(slot) => *slot = n,
-            None => self.deeper.push(n),
+            Some(slot) => *slot = (n, mark),
+            None => self.deeper.push((n, mark)),
         }
         self.len += 1;
     }
 
-    /// Counts one item of the innermost container; whether that completes it (then closed).
+    /// Counts one item of the innermost container: `None` when no container is open, else
+    /// the container's mark when that completes it (then closed).
     #[inline(always)]
-    fn complete_one(&mut self) -> Option<bool> {
+    fn complete_one(&mut self) -> Option<Option<M>> {
         let top = self.len.checked_sub(1)?;
-        let left = match self.inline.get_mut(top) {
-            Some(left) => left,
+        let (left, mark) = match self.inline.get_mut(top) {
+            Some(level) => level,
             None => self.deeper.last_mut()?,
         };
         *left -= 1;
         if *left > 0 {
-            return Some(false);
+            return Some(None);
         }
+        let mark = *mark;
         if top >= INLINE_LEVELS {
             self.deeper.pop();
         }
         self.len = top;
-        Some(true)
+        Some(Some(mark))
     }
 }
 
 #[inline(always)]
-fn walk(r: &mut Reader<'_>, depth: u32, record: &mut impl Record) -> ReadResult<()> {
+fn walk<R: Record>(r: &mut Reader<'_>, depth: u32, record: &mut R) -> ReadResult<()> {
     // The stack is at most MAX_DECODE_DEPTH long, whatever the headers declare.
     let mut open = Open {
-        inline: [0; INLINE_LEVELS],
+        inline: [(0, R::Mark::default()); INLINE_LEVELS],
         len: 0,
         deeper: Vec::new(),
     };
@@ -107,19 +112,19 @@ fn walk(r: &mut Reader<'_>, depth: u32, record: &mut impl Record) -> ReadResult<
             // now, not after reading what there is.
             let n = usize::try_from(children).unwrap_or(usize::MAX);
             r.container(n, 1, "container", open.len as u32 + depth, start)?;
-            record.open(start);
+            let mark = record.open(start);
             if children > 0 {
-                open.push(children);
+                open.push(children, mark);
                 continue;
             }
-            record.close(r.pos);
+            record.close(mark, r.pos);
         }
         // The item is complete: it ends one item of each container it completes.
         loop {
             match open.complete_one() {
                 None => return Ok(()),
-                Some(false) => break,
-                Some(true) => record.close(r.pos),
+                Some(None) => break,
+                Some(Some(mark)) => record.close(mark, r.pos),
             }
         }
     }

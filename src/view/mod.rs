@@ -4,7 +4,8 @@
 //! A map is seen as a [`MapView`], an array as an [`ArrayView`]; any other value is decoded
 //! when it is read, by the decoder `unpackb` uses, with the view's options. A container's items
 //! are found on first access by passing over them with the skip grammar (`de::skip`), and their
-//! offsets are kept in a table the [`doc::Doc`] shares between every view of that container.
+//! offsets are kept in the view's table; a view hands out the same view again for the same
+//! nested container read with `[]` or `get` ([`kids::Kids`]), tables filled.
 
 mod array;
 mod doc;

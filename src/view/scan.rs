@@ -34,25 +34,28 @@ const SPANS_RESERVED: usize = 1 << 20;
 #[derive(Default)]
 pub struct Spans {
     spans: Vec<Span>,
-    open: Vec<u32>,
 }
 
 impl Record for Spans {
+    /// The index of the container's span.
+    type Mark = u32;
+
     #[inline(always)]
-    fn open(&mut self, start: usize) {
+    fn open(&mut self, start: usize) -> u32 {
         // Within 32 bits: `check` records spans only for such inputs.
-        self.open.push(self.spans.len() as u32);
+        let index = self.spans.len() as u32;
         self.spans.push(Span {
             start: start as u32,
             end: start as u32,
             after: 0,
         });
+        index
     }
 
     #[inline(always)]
-    fn close(&mut self, end: usize) {
+    fn close(&mut self, index: u32, end: usize) {
         let after = self.spans.len() as u32;
-        if let Some(span) = self.open.pop().and_then(|i| self.spans.get_mut(i as usize)) {
+        if let Some(span) = self.spans.get_mut(index as usize) {
             span.end = end as u32;
             span.after = after;
         }
@@ -72,10 +75,8 @@ impl Spans {
         let room = (data.len() / 16).min(SPANS_RESERVED);
         let mut spans = Spans {
             spans: Vec::with_capacity(room),
-            open: Vec::new(),
         };
         skip::check_one_with(data, &mut spans)?;
-        spans.open = Vec::new();
         spans.spans.shrink_to_fit();
         Ok(spans)
     }
