@@ -317,11 +317,19 @@ mod tests {
     use super::*;
 
     fn ends(stream: &[u8], piece: usize) -> Vec<usize> {
+        ends_with(stream, piece, &mut Structure)
+    }
+
+    fn ends_with(
+        stream: &[u8],
+        piece: usize,
+        check: &mut impl Check<Error = InputError>,
+    ) -> Vec<usize> {
         let mut scanner = Scanner::default();
         let (mut start, mut fed, mut found) = (0, 0, Vec::new());
         while fed < stream.len() {
             fed = (fed + piece).min(stream.len());
-            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed], &mut Structure) {
+            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed], check) {
                 start += end;
                 found.push(start);
             }
@@ -399,23 +407,9 @@ mod tests {
         // Empty and nested fixarrays and fixmaps.
         stream.extend_from_slice(b"\x90\x80\x93\x90\x91\x80\x81\x01\x90");
         stream.extend_from_slice(b"\x82\xa1a\xcb\0\0\0\0\0\0\0\0\xa2bc\x91\xd5\x01\x02\x03");
-        let ends_with =
-            |check: &mut dyn FnMut(&mut Scanner, &[u8]) -> Result<Scan, Fault<InputError>>,
-             piece: usize| {
-                let mut scanner = Scanner::default();
-                let (mut start, mut fed, mut found) = (0, 0, Vec::new());
-                while fed < stream.len() {
-                    fed = (fed + piece).min(stream.len());
-                    while let Ok(Scan::Complete(end)) = check(&mut scanner, &stream[start..fed]) {
-                        start += end;
-                        found.push(start);
-                    }
-                }
-                found
-            };
         for piece in 1..=stream.len() {
-            let fast = ends_with(&mut |s, d| s.scan(d, &mut Structure), piece);
-            let full = ends_with(&mut |s, d| s.scan(d, &mut SeeAll), piece);
+            let fast = ends_with(&stream, piece, &mut Structure);
+            let full = ends_with(&stream, piece, &mut SeeAll);
             assert_eq!(fast, full, "pieces of {piece}");
             assert_eq!(fast.len(), items.len() + 5);
             assert_eq!(fast.last(), Some(&stream.len()));
