@@ -7,7 +7,10 @@
 //! have not all arrived is read again from its first byte on the next call: that costs a
 //! header, not its payload, since a `str`, `bin` or ext is taken by its length without being
 //! looked at. A declared length is only ever compared with the bytes at hand, so a header
-//! declaring 4 GiB makes the scanner wait, and reserves nothing.
+//! declaring 4 GiB makes the scanner wait, and reserves nothing. When the check does not look at
+//! items, those whose marker alone gives their length or header (the scalars of
+//! [`token::FIXED_LEN`], fixstrs, fixmaps and fixarrays: most items of most objects) are passed
+//! over without the full dispatch.
 //!
 //! What is checked beyond the structure is the caller's [`Check`]: it sees each item as it is
 //! read, and may refuse it, or refuse a map key once that key's value is complete.
