@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::error::{Step, TError, TResult};
-use super::plan::{Named, Node};
+use super::plan::{Named, Node, Union};
 use super::text;
 use super::Handles;
 use crate::de::error::{DeError, Kind};
@@ -130,21 +130,51 @@ impl<'a> TypedDecoder<'a> {
 
     /// The object for `node` at the reader's position.
     pub fn value(&mut self, node: usize, depth: u32) -> TResult<Owned> {
-        if let Some(value) = self.whole(node, depth) {
+        self.node = node;
+        if let Some(value) = self.quick(depth) {
             return value;
         }
-        self.node = node;
         walk::value(self, depth)
     }
 
-    /// The object for a node that looks at the value whole, or tries more than one reading
-    /// (`Any`, a union, an Enum, ...); `None` for the nodes the walk reads.
+    /// The object for [`TypedDecoder::node`] when the node reads its value whole; `None` for
+    /// the nodes the walk reads (a test of the node's variant, the cheap common case).
     #[inline(always)]
-    pub(super) fn whole(&mut self, node: usize, depth: u32) -> Option<TResult<Owned>> {
+    pub(super) fn quick(&mut self, depth: u32) -> Option<TResult<Owned>> {
+        let nodes = self.nodes;
+        let node = &nodes[self.node].node;
+        if !node.reads_whole() {
+            return None;
+        }
+        // `Optional[T]`, the common union, without a call.
+        if let Node::Union(u) = node {
+            if let Some(m) = self.decided(u) {
+                if !nodes[m].node.reads_whole() {
+                    self.node = m;
+                    return None;
+                }
+            }
+        }
+        self.whole(self.node, depth)
+    }
+
+    /// The object for a node that looks at the value whole, or tries more than one reading
+    /// (`Any`, a union, an Enum, ...); `None` for the nodes the walk reads. A union whose
+    /// member the token alone decides sets [`TypedDecoder::node`] to it (`None`, the walk reads
+    /// it) or reads it (a member that reads the value whole).
+    #[inline(never)]
+    fn whole(&mut self, node: usize, depth: u32) -> Option<TResult<Owned>> {
         let nodes = self.nodes;
         Some(match &nodes[node].node {
             Node::Any => self.untyped(self.setup, depth),
-            Node::Union(members) => self.union(node, members, depth),
+            Node::Union(u) => match self.decided(u) {
+                Some(m) if !nodes[m].node.reads_whole() => {
+                    self.node = m;
+                    return None;
+                }
+                Some(m) => self.value(m, depth),
+                None => self.union(node, u, depth),
+            },
             Node::Enum { cls, members } => self.enumeration(node, held(cls), held(members)),
             Node::Literal(table) => self.literal(node, held(table)),
             Node::Model(cls) => self.model(node, held(cls), depth),
@@ -262,22 +292,21 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    fn union(&mut self, node: usize, members: &[usize], depth: u32) -> TResult<Owned> {
+    /// The member of a union that the token alone decides: the one that reads a nil, or for
+    /// `Optional[T]`, `T` for any other value.
+    #[inline(always)]
+    fn decided(&self, u: &Union) -> Option<usize> {
+        if let (Some(m), Some(0xc0)) = (u.nil, self.r.data.get(self.r.pos)) {
+            return Some(m);
+        }
+        u.only
+    }
+
+    /// A union that the token alone does not decide: each member is tried in turn.
+    fn union(&mut self, node: usize, u: &Union, depth: u32) -> TResult<Owned> {
         let nodes = self.nodes;
         let start = self.r.pos;
-        let nil = self.r.data.get(start) == Some(&0xc0);
-        if nil {
-            if let Some(&m) = members.iter().find(|&&m| nodes[m].node.takes_nil()) {
-                return self.value(m, depth);
-            }
-        }
-        // `Optional[T]` and the like: one member besides None gives its own error.
-        let mut others = members
-            .iter()
-            .filter(|&&m| !matches!(nodes[m].node, Node::None));
-        if let (Some(&only), None) = (others.next(), others.next()) {
-            return self.value(only, depth);
-        }
+        let members = &u.members;
         for &m in members {
             if matches!(nodes[m].node, Node::None) {
                 continue;

@@ -25,6 +25,7 @@ const STACK_FIELDS: usize = 16;
 // Inline: a class's slots live in the walk's frame for the map or array, made in place, never
 // moved while the items are read, and a small class costs no allocation.
 #[allow(clippy::large_enum_variant)]
+#[repr(u8)]
 pub enum Slots {
     Stack([Option<Owned>; STACK_FIELDS], usize),
     Heap(Vec<Option<Owned>>),
@@ -51,7 +52,9 @@ impl Slots {
 
 /// What an array is read into.
 // Inline, as [`Slots`].
+// An explicit tag, tested for every item (cheaper than a niche in a field).
 #[allow(clippy::large_enum_variant)]
+#[repr(u8)]
 pub enum Seq {
     List(Owned),
     Tuple(Owned),
@@ -65,12 +68,15 @@ pub struct TArray {
     seq: Seq,
     /// The array's node.
     node: usize,
+    /// The node of every item, when it is the same for all (a list's, a set's).
+    item: Option<usize>,
     /// How deep its items are nested.
     depth: u32,
 }
 
 // Inline, as [`Slots`].
 #[allow(clippy::large_enum_variant)]
+#[repr(u8)]
 pub enum TMap<'a> {
     Dict {
         dict: Owned,
@@ -87,6 +93,7 @@ pub enum TMap<'a> {
 }
 
 /// A map's key, as the typed reader reads it.
+#[repr(u8)]
 pub enum TKey {
     /// A dict's key.
     Obj(Owned),
@@ -164,6 +171,16 @@ impl<'a> TypedDecoder<'a> {
                 }
                 Ok(TKey::Skip)
             }
+        }
+    }
+
+    /// The node of item `i` of a tuple's or NamedTuple's array (the header checked its length).
+    #[inline(always)]
+    fn item_node(&self, node: usize, i: usize) -> usize {
+        match &self.nodes[node].node {
+            Node::Tuple(items) => items.get(i).copied().unwrap_or(node),
+            Node::NamedTuple(class) => class.fields.get(i).map_or(node, |f| f.node),
+            _ => node,
         }
     }
 
@@ -259,12 +276,12 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
     /// An item whose node reads the value whole (`Any`, a union, an Enum, ...), read here.
     #[inline(always)]
     fn quick_item(&mut self) -> Option<TResult<Owned>> {
-        self.whole(self.node, self.depth)
+        self.quick(self.depth)
     }
 
     #[inline(always)]
     fn quick_value(&mut self) -> Option<TResult<Owned>> {
-        self.whole(self.node, self.depth)
+        self.quick(self.depth)
     }
 
     #[inline(always)]
@@ -282,23 +299,25 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
                 _ => return Err(self.mismatch(node, &Token::Array(n), start)),
             }
         };
+        let item = match &self.nodes[node].node {
+            Node::List(item) | Node::VarTuple(item) | Node::Set(item) | Node::FrozenSet(item) => {
+                Some(*item)
+            }
+            _ => None,
+        };
         Ok(TArray {
             seq,
             node,
+            item,
             depth: depth + 1,
         })
     }
 
     #[inline(always)]
     fn before_item(&mut self, array: &mut TArray, i: usize, at: usize) -> TResult<()> {
-        let nodes: &'a [super::plan::Named] = self.nodes;
-        self.node = match &nodes[array.node].node {
-            Node::List(item) | Node::VarTuple(item) | Node::Set(item) | Node::FrozenSet(item) => {
-                *item
-            }
-            Node::Tuple(items) => items.get(i).copied().unwrap_or(array.node),
-            Node::NamedTuple(class) => class.fields.get(i).map_or(array.node, |f| f.node),
-            _ => array.node,
+        self.node = match array.item {
+            Some(item) => item,
+            None => self.item_node(array.node, i),
         };
         self.depth = array.depth;
         if let Seq::Set(_, item_start) = &mut array.seq {
