@@ -37,6 +37,8 @@ pub struct TypedDecoder<'a> {
     pub node: usize,
     /// How deep that item is nested.
     pub depth: u32,
+    /// The slots of the fields of the classes being read (see `policy::Slots`).
+    pub slots: Vec<Option<Owned>>,
 }
 
 /// An object of the plan (a class, a table), borrowed for as long as the plan is.
@@ -162,7 +164,7 @@ impl<'a> TypedDecoder<'a> {
     /// (`Any`, a union, an Enum, ...); `None` for the nodes the walk reads. A union whose
     /// member the token alone decides sets [`TypedDecoder::node`] to it (`None`, the walk reads
     /// it) or reads it (a member that reads the value whole).
-    #[inline(never)]
+    #[inline(always)]
     fn whole(&mut self, node: usize, depth: u32) -> Option<TResult<Owned>> {
         let nodes = self.nodes;
         Some(match &nodes[node].node {

@@ -170,6 +170,7 @@ impl<'py> Typed<'py> {
             forbid_unknown: self.forbid_unknown,
             node: 0,
             depth: 0,
+            slots: Vec::new(),
         };
         let value = decoder.value(self.plan.get().root, 0)?;
         let end = decoder.r.pos;
@@ -215,6 +216,7 @@ impl<'py> Typed<'py> {
             forbid_unknown: self.forbid_unknown,
             node: 0,
             depth: 0,
+            slots: Vec::new(),
         };
         let node = node.unwrap_or(self.plan.get().root);
         let value = decoder.value(node, depth)?;

@@ -18,42 +18,51 @@ use crate::de::token::{self, Token};
 use crate::de::walk::{Begin, Policy};
 use crate::ffi::{self, Owned};
 
-/// Fields kept inline while a class is read; a class with more uses the heap.
-const STACK_FIELDS: usize = 16;
-
-/// The values of a class's fields while it is read, one slot a field.
-// Inline: a class's slots live in the walk's frame for the map or array, made in place, never
-// moved while the items are read, and a small class costs no allocation.
-#[allow(clippy::large_enum_variant)]
-#[repr(u8)]
-pub enum Slots {
-    Stack([Option<Owned>; STACK_FIELDS], usize),
-    Heap(Vec<Option<Owned>>),
+/// Where the values of a class's fields are read, one slot a field: from `base` in
+/// [`TypedDecoder::slots`], the stack of the slots of the classes being read (one allocation
+/// for the whole call, and the walk's state for a class stays small).
+#[derive(Clone, Copy)]
+pub struct Slots {
+    base: usize,
 }
 
-impl Slots {
+impl TypedDecoder<'_> {
+    /// `n` empty slots on top of the stack.
     #[inline(always)]
-    fn new(n: usize) -> Slots {
-        if n <= STACK_FIELDS {
-            Slots::Stack(Default::default(), n)
-        } else {
-            Slots::Heap((0..n).map(|_| None).collect())
-        }
+    fn push_slots(&mut self, n: usize) -> Slots {
+        let base = self.slots.len();
+        self.slots.resize_with(base + n, || None);
+        Slots { base }
     }
 
     #[inline(always)]
-    pub fn get(&mut self) -> &mut [Option<Owned>] {
-        match self {
-            Slots::Stack(slots, n) => &mut slots[..*n],
-            Slots::Heap(slots) => slots,
+    fn fill_slot(&mut self, slots: Slots, i: usize, value: Owned) {
+        if let Some(slot) = self.slots.get_mut(slots.base + i) {
+            *slot = Some(value);
         }
+    }
+
+    /// Builds the class from its slots (the top of the stack, from `slots`), then drops them.
+    #[inline(always)]
+    fn pop_slots(
+        &mut self,
+        slots: Slots,
+        build: impl FnOnce(&mut Self, &mut [Option<Owned>]) -> TResult<Owned>,
+    ) -> TResult<Owned> {
+        // Out of the decoder while Python code (a constructor, a default factory) runs with it.
+        let mut stack = std::mem::take(&mut self.slots);
+        let made = match stack.get_mut(slots.base..) {
+            Some(values) => build(self, values),
+            None => Err(DeError::input(Kind::Empty, self.r.pos).into()),
+        };
+        stack.truncate(slots.base);
+        self.slots = stack;
+        made
     }
 }
 
 /// What an array is read into.
-// Inline, as [`Slots`].
 // An explicit tag, tested for every item (cheaper than a niche in a field).
-#[allow(clippy::large_enum_variant)]
 #[repr(u8)]
 pub enum Seq {
     List(Owned),
@@ -64,18 +73,27 @@ pub enum Seq {
     Named(Slots),
 }
 
-pub struct TArray {
+/// The nodes of an array's items.
+#[derive(Clone, Copy)]
+#[repr(u8)]
+pub enum Items<'a> {
+    /// The same for all (a list's, a set's).
+    Same(usize),
+    /// One an item (a tuple's).
+    Each(&'a [usize]),
+    /// A NamedTuple's fields'.
+    Fields(&'a [Field]),
+}
+
+pub struct TArray<'a> {
     seq: Seq,
     /// The array's node.
     node: usize,
-    /// The node of every item, when it is the same for all (a list's, a set's).
-    item: Option<usize>,
+    items: Items<'a>,
     /// How deep its items are nested.
     depth: u32,
 }
 
-// Inline, as [`Slots`].
-#[allow(clippy::large_enum_variant)]
 #[repr(u8)]
 pub enum TMap<'a> {
     Dict {
@@ -174,16 +192,6 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    /// The node of item `i` of a tuple's or NamedTuple's array (the header checked its length).
-    #[inline(always)]
-    fn item_node(&self, node: usize, i: usize) -> usize {
-        match &self.nodes[node].node {
-            Node::Tuple(items) => items.get(i).copied().unwrap_or(node),
-            Node::NamedTuple(class) => class.fields.get(i).map_or(node, |f| f.node),
-            _ => node,
-        }
-    }
-
     #[cold]
     fn not_a_field_name(&self, node: usize, token: &Token<'_>, start: usize) -> TError {
         TError::invalid(
@@ -224,7 +232,7 @@ impl<'a> TypedDecoder<'a> {
 impl<'a> Policy<'a> for TypedDecoder<'a> {
     type Value = Owned;
     type Error = TError;
-    type Array = TArray;
+    type Array = TArray<'a>;
     type Map = TMap<'a>;
     type Key = TKey;
 
@@ -285,39 +293,40 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
     }
 
     #[inline(always)]
-    fn array_begin(&mut self, n: usize, depth: u32, start: usize) -> TResult<TArray> {
+    fn array_begin(&mut self, n: usize, depth: u32, start: usize) -> TResult<TArray<'a>> {
         let node = self.node;
+        let nodes: &'a [super::plan::Named] = self.nodes;
         // SAFETY: attached; the walk fills each slot `i < n` of a new list or tuple once.
-        let seq = unsafe {
-            match &self.nodes[node].node {
-                Node::List(_) => Seq::List(made(ffi::new_list(n))?),
-                Node::VarTuple(_) | Node::Tuple(_) => Seq::Tuple(made(ffi::new_tuple(n))?),
-                Node::Set(_) => Seq::Set(ffi::new_set(false)?, start),
-                Node::FrozenSet(_) => Seq::Set(ffi::new_set(true)?, start),
-                Node::NamedTuple(class) => Seq::Named(Slots::new(class.fields.len())),
+        let (seq, items) = unsafe {
+            match &nodes[node].node {
+                &Node::List(item) => (Seq::List(made(ffi::new_list(n))?), Items::Same(item)),
+                &Node::VarTuple(item) => (Seq::Tuple(made(ffi::new_tuple(n))?), Items::Same(item)),
+                Node::Tuple(items) => (Seq::Tuple(made(ffi::new_tuple(n))?), Items::Each(items)),
+                &Node::Set(item) => (Seq::Set(ffi::new_set(false)?, start), Items::Same(item)),
+                &Node::FrozenSet(item) => (Seq::Set(ffi::new_set(true)?, start), Items::Same(item)),
+                Node::NamedTuple(class) => (
+                    Seq::Named(self.push_slots(class.fields.len())),
+                    Items::Fields(&class.fields),
+                ),
                 // Refused by `header` before the walk gets here.
                 _ => return Err(self.mismatch(node, &Token::Array(n), start)),
             }
         };
-        let item = match &self.nodes[node].node {
-            Node::List(item) | Node::VarTuple(item) | Node::Set(item) | Node::FrozenSet(item) => {
-                Some(*item)
-            }
-            _ => None,
-        };
         Ok(TArray {
             seq,
             node,
-            item,
+            items,
             depth: depth + 1,
         })
     }
 
     #[inline(always)]
-    fn before_item(&mut self, array: &mut TArray, i: usize, at: usize) -> TResult<()> {
-        self.node = match array.item {
-            Some(item) => item,
-            None => self.item_node(array.node, i),
+    fn before_item(&mut self, array: &mut TArray<'a>, i: usize, at: usize) -> TResult<()> {
+        // (`header` checked the length of a tuple's or NamedTuple's array.)
+        self.node = match array.items {
+            Items::Same(item) => item,
+            Items::Each(items) => items.get(i).copied().unwrap_or(array.node),
+            Items::Fields(fields) => fields.get(i).map_or(array.node, |f| f.node),
         };
         self.depth = array.depth;
         if let Seq::Set(_, item_start) = &mut array.seq {
@@ -327,7 +336,7 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
     }
 
     #[inline(always)]
-    fn array_item(&mut self, array: &mut TArray, i: usize, item: Owned) -> TResult<()> {
+    fn array_item(&mut self, array: &mut TArray<'a>, i: usize, item: Owned) -> TResult<()> {
         // SAFETY: attached; each slot `i < n` of the new list or tuple is filled once, and the
         // new set is not shared until the walk hands it over.
         unsafe {
@@ -344,18 +353,14 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
                         .at(Step::Index(i)));
                     }
                 }
-                Seq::Named(slots) => {
-                    if let Some(slot) = slots.get().get_mut(i) {
-                        *slot = Some(item);
-                    }
-                }
+                &mut Seq::Named(slots) => self.fill_slot(slots, i, item),
             }
         }
         Ok(())
     }
 
     #[cold]
-    fn item_failed(&mut self, array: &TArray, i: usize, err: TError) -> TError {
+    fn item_failed(&mut self, array: &TArray<'a>, i: usize, err: TError) -> TError {
         match self.class_of(array.node) {
             Some(class) if i < class.fields.len() => err.at(field_step(&class.fields[i])),
             _ => err.at(Step::Index(i)),
@@ -363,11 +368,13 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
     }
 
     #[inline(always)]
-    fn array_end(&mut self, array: TArray, start: usize) -> TResult<Owned> {
+    fn array_end(&mut self, array: TArray<'a>, start: usize) -> TResult<Owned> {
         match array.seq {
             Seq::List(obj) | Seq::Tuple(obj) | Seq::Set(obj, _) => Ok(obj),
-            Seq::Named(mut slots) => match self.class_of(array.node) {
-                Some(class) => self.named_tuple(array.node, class, slots.get(), start),
+            Seq::Named(slots) => match self.class_of(array.node) {
+                Some(class) => self.pop_slots(slots, |d, values| {
+                    d.named_tuple(array.node, class, values, start)
+                }),
                 None => Err(self.mismatch(array.node, &Token::Array(0), start)),
             },
         }
@@ -392,7 +399,7 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
             Node::Dataclass(class) | Node::TypedDict(class) => Ok(Begin::Walk(TMap::Class {
                 node,
                 class,
-                slots: Slots::new(class.fields.len()),
+                slots: self.push_slots(class.fields.len()),
                 next: 0,
             })),
             _ => Err(self.mismatch(node, &Token::Map(n), start)),
@@ -445,9 +452,7 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
         match (map, key) {
             (TMap::Dict { dict, .. }, TKey::Obj(key)) => dict_entry(dict, &key, &value, key_start)?,
             (TMap::Class { slots, next, .. }, TKey::Field(i)) => {
-                if let Some(slot) = slots.get().get_mut(i) {
-                    *slot = Some(value);
-                }
+                self.fill_slot(*slots, i, value);
                 *next = i + 1;
             }
             _ => {}
@@ -460,18 +465,14 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
         match map {
             TMap::Dict { dict, .. } => Ok(dict),
             TMap::Class {
-                node,
-                class,
-                mut slots,
-                ..
-            } => {
-                let values = slots.get();
-                if matches!(self.nodes[node].node, Node::TypedDict(_)) {
-                    self.typed_dict(node, class, values, start)
+                node, class, slots, ..
+            } => self.pop_slots(slots, |d, values| {
+                if matches!(d.nodes[node].node, Node::TypedDict(_)) {
+                    d.typed_dict(node, class, values, start)
                 } else {
-                    self.dataclass(node, class, values, start)
+                    d.dataclass(node, class, values, start)
                 }
-            }
+            }),
         }
     }
 }
