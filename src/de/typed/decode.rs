@@ -164,7 +164,7 @@ impl<'a> TypedDecoder<'a> {
     /// (`Any`, a union, an Enum, ...); `None` for the nodes the walk reads. A union whose
     /// member the token alone decides sets [`TypedDecoder::node`] to it (`None`, the walk reads
     /// it) or reads it (a member that reads the value whole).
-    #[inline(always)]
+    #[inline(never)]
     fn whole(&mut self, node: usize, depth: u32) -> Option<TResult<Owned>> {
         let nodes = self.nodes;
         Some(match &nodes[node].node {
