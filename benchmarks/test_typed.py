@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 import msgspec
 import pydantic
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 from test_rich import MemberModel, make_member_models
 
 import fastmsgpack
@@ -88,6 +90,14 @@ UNTYPED: dict[str, Callable[[bytes], Any]] = {
     "fastmsgpack": fastmsgpack.unpackb,
     "msgspec": msgspec.msgpack.decode,
 }
+
+# An earlier build (scripts/bench --baseline REV), for the same calls before and after a change.
+if BEFORE is not None:
+    RECORDS[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=list[Record])
+    SNAPSHOT[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=Snapshot)
+    UNTYPED[BEFORE_NAME] = BEFORE.unpackb
+    if hasattr(BEFORE, "Decoder"):
+        RECORDS[BEFORE_NAME + "-Decoder"] = BEFORE.Decoder(list[Record]).decode
 
 
 @pytest.mark.parametrize("library", list(RECORDS))
