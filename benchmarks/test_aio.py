@@ -5,7 +5,9 @@ same kind of reader (``while data := await reader.read(READ): unpacker.feed(data
 Two streams, sent by a server in the same event loop: 100,000 small messages (records of an id,
 a name, a float, a flag and two tags, about 50 bytes each), and 100 messages of 1 MB (each a
 list of 19,800 such records). A round opens a connection, reads every object and counts them.
-Groups ``aio-100k-small`` and ``aio-100x1mb``.
+Groups ``aio-100k-small`` and ``aio-100x1mb``. With ``scripts/bench --baseline REV``, the
+earlier build's ``Unpacker`` is timed too, as ``fastmsgpack-before``, under the same
+``AsyncUnpacker`` loop (the asyncio layer is Python; the earlier build brings its core).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 
 import fastmsgpack
 
@@ -85,6 +89,17 @@ async def read_fastmsgpack(port: int, name: str) -> int:
     return count
 
 
+async def read_before(port: int, name: str) -> int:
+    reader, writer = await connect(port, name)
+    unpacker = fastmsgpack.AsyncUnpacker(reader, read_size=READ)
+    unpacker._unpacker = BEFORE.Unpacker(read_size=READ)
+    count = 0
+    async for _ in unpacker:
+        count += 1
+    writer.close()
+    return count
+
+
 async def read_msgpack(port: int, name: str) -> int:
     reader, writer = await connect(port, name)
     unpacker = msgpack.Unpacker(max_buffer_size=100 << 20)
@@ -101,6 +116,8 @@ READERS: dict[str, Callable[[int, str], Coroutine[Any, Any, int]]] = {
     "fastmsgpack": read_fastmsgpack,
     "msgpack": read_msgpack,
 }
+if BEFORE is not None and hasattr(BEFORE, "Unpacker"):
+    READERS[BEFORE_NAME] = read_before
 
 
 @pytest.mark.parametrize("library", list(READERS))

@@ -93,12 +93,13 @@ UNTYPED: dict[str, Callable[[bytes], Any]] = {
     "msgspec": msgspec.msgpack.decode,
 }
 
-if BEFORE is not None and hasattr(BEFORE, "Decoder"):
-    RECORDS[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=list[Record])
-    RECORDS[f"{BEFORE_NAME}-Decoder"] = BEFORE.Decoder(list[Record]).decode
-    SNAPSHOT[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=Snapshot)
+# An earlier build (scripts/bench --baseline REV), for the same calls before and after a change.
 if BEFORE is not None:
+    RECORDS[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=list[Record])
+    SNAPSHOT[BEFORE_NAME] = lambda data: BEFORE.unpackb(data, type=Snapshot)
     UNTYPED[BEFORE_NAME] = BEFORE.unpackb
+    if hasattr(BEFORE, "Decoder"):
+        RECORDS[BEFORE_NAME + "-Decoder"] = BEFORE.Decoder(list[Record]).decode
 
 
 @pytest.mark.parametrize("library", list(RECORDS))

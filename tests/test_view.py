@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import gc
 import mmap
 import threading
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -346,3 +348,61 @@ def test_reads_in_one_pass() -> None:
             read()
     # The last value is never passed over to list the keys.
     assert cut_map.keys() == ["a", "b"]
+
+
+def test_cycles_through_hooks_are_collected() -> None:
+    """A hook (or its object) that refers back to a view makes a cycle through the document,
+    which holds the hook: the garbage collector sees it and frees both."""
+
+    class Hooks:
+        view: Any = None
+
+        def ext(self, code: int, data: bytes) -> Any:
+            return (code, data)
+
+        def dec(self, tp: Any, value: Any) -> Any:
+            return value
+
+    makers: list[Callable[[Hooks], Any]] = [
+        lambda h: View(PACKED, ext_hook=h.ext),
+        lambda h: View(PACKED, dec_hook=h.dec, type=Route),
+    ]
+    for make in makers:
+        hooks = Hooks()
+        view = make(hooks)
+        hooks.view = view["children"]
+        gone = weakref.ref(hooks)
+        del hooks, view
+        gc.collect()
+        assert gone() is None
+
+
+def test_items_of_a_long_array_in_any_order() -> None:
+    """Items are found again from the starts kept every few items, in any order of reads."""
+    items: list[Any] = [i if i % 3 else {"i": i, "p": [i, -i]} for i in range(1000)]
+    data = packb({"items": items})
+    order = [999, 0, 17, 16, 15, 500, 1, 998, 31, 32, 33, 250, -1, -1000]
+    for validate in (True, False):
+        view = View(data, validate=validate)["items"]
+        for i in order:
+            assert _plain(view[i]) == items[i], (validate, i)
+        assert [_plain(v) for v in view] == items
+        assert _plain(view[40:70:3]) == items[40:70:3]
+        assert bytes(view) == packb(items)
+    fresh = View(data)["items"]
+    assert [_plain(v) for v in fresh] == items
+
+
+def test_a_container_hands_out_the_same_view_again() -> None:
+    view = View(PACKED)
+    children = view["children"]
+    assert view["children"] is children
+    assert view.get("children") is children
+    assert children[3] is children[3] is children[-(len(children) - 3)]
+    assert children[3]["point"] is children[3]["point"]
+    # A pass hands out the views kept, and makes new ones for the others.
+    passed = list(children)
+    assert passed[3] is children[3]
+    assert passed[4] is not children[4]
+    assert passed[4] == children[4]
+    assert dict(view.items())["children"] is children

@@ -7,7 +7,10 @@
 //! have not all arrived is read again from its first byte on the next call: that costs a
 //! header, not its payload, since a `str`, `bin` or ext is taken by its length without being
 //! looked at. A declared length is only ever compared with the bytes at hand, so a header
-//! declaring 4 GiB makes the scanner wait, and reserves nothing.
+//! declaring 4 GiB makes the scanner wait, and reserves nothing. When the check does not look at
+//! items, those whose marker alone gives their length or header (the scalars of
+//! [`token::FIXED_LEN`], fixstrs, fixmaps and fixarrays: most items of most objects) are passed
+//! over without the full dispatch.
 //!
 //! What is checked beyond the structure is the caller's [`Check`]: it sees each item as it is
 //! read, and may refuse it, or refuse a map key once that key's value is complete.
@@ -72,6 +75,13 @@ pub trait Check {
 
     /// The error for a key [`Check::item`] refused, now that its value is complete.
     fn refuse_key(&mut self, why: &'static str) -> Self::Error;
+
+    /// Whether [`Check::item`] looks at the items at all: when it does not, the scanner passes
+    /// over scalars and short strs by their marker alone.
+    #[inline(always)]
+    fn sees_items(&self) -> bool {
+        true
+    }
 }
 
 /// The structure only: containers nested too deep are refused from their marker.
@@ -99,6 +109,11 @@ impl Check for Structure {
     fn refuse_key(&mut self, _: &'static str) -> InputError {
         unreachable_key()
     }
+
+    #[inline(always)]
+    fn sees_items(&self) -> bool {
+        false
+    }
 }
 
 /// [`Structure::item`] refuses no key, so this is never called; an error rather than a panic.
@@ -114,11 +129,56 @@ impl Scanner {
     /// must be replaced (or [`Scanner::reset`]) before it scans again.
     pub fn scan<C: Check>(&mut self, data: &[u8], check: &mut C) -> Result<Scan, Fault<C::Error>> {
         let mut r = Reader::new(data);
+        let sees_items = check.sees_items();
         loop {
             r.pos = self.pos;
             let Some(&marker) = data.get(r.pos) else {
                 return Ok(Scan::Incomplete);
             };
+            if !sees_items {
+                // Most items are scalars and short strs, whose length the marker gives: passed
+                // over without the full dispatch of the grammar (which agrees: see the tests).
+                let len = match token::FIXED_LEN[marker as usize] {
+                    0 if marker & 0xe0 == 0xa0 => 1 + (marker & 0x1f) as usize,
+                    0 if marker & 0xe0 == 0x80 && self.open.len() < MAX_DECODE_DEPTH as usize => {
+                        // A fixmap or fixarray within the depth limit: its header is its marker.
+                        let map = marker < 0x90;
+                        let n = (marker & 0x0f) as u64;
+                        if n > 0 {
+                            self.pos += 1;
+                            self.open.push(Open {
+                                left: if map { 2 * n } else { n },
+                                map,
+                                bad_key: None,
+                            });
+                            continue;
+                        }
+                        // Empty: complete at once, as a scalar.
+                        1
+                    }
+                    fixed => fixed as usize,
+                };
+                if len != 0 {
+                    let end = self.pos + len;
+                    if end > data.len() {
+                        return Ok(Scan::Incomplete);
+                    }
+                    self.pos = end;
+                    match self.close_items() {
+                        Ok(true) => {
+                            self.pos = 0;
+                            return Ok(Scan::Complete(end));
+                        }
+                        Ok(false) => continue,
+                        Err(why) => {
+                            return Err(Fault {
+                                err: check.refuse_key(why),
+                                end,
+                            })
+                        }
+                    }
+                }
+            }
             let too_deep = self.open.len() >= MAX_DECODE_DEPTH as usize;
             // A container too deep is refused from its marker, before its header is whole,
             // when the check says so.
@@ -260,11 +320,19 @@ mod tests {
     use super::*;
 
     fn ends(stream: &[u8], piece: usize) -> Vec<usize> {
+        ends_with(stream, piece, &mut Structure)
+    }
+
+    fn ends_with(
+        stream: &[u8],
+        piece: usize,
+        check: &mut impl Check<Error = InputError>,
+    ) -> Vec<usize> {
         let mut scanner = Scanner::default();
         let (mut start, mut fed, mut found) = (0, 0, Vec::new());
         while fed < stream.len() {
             fed = (fed + piece).min(stream.len());
-            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed], &mut Structure) {
+            while let Ok(Scan::Complete(end)) = scanner.scan(&stream[start..fed], check) {
                 start += end;
                 found.push(start);
             }
@@ -282,6 +350,72 @@ mod tests {
                 vec![8, 12, 13, 14],
                 "pieces of {piece}"
             );
+        }
+    }
+
+    /// Accepts every item, but looks at each: the scanner reads them all through the grammar.
+    struct SeeAll;
+
+    impl Check for SeeAll {
+        type Error = InputError;
+
+        fn deep_at_marker(&self) -> bool {
+            true
+        }
+
+        fn item(
+            &mut self,
+            _: &Token<'_>,
+            _: usize,
+            _: bool,
+        ) -> Result<Option<&'static str>, InputError> {
+            Ok(None)
+        }
+
+        fn refuse_key(&mut self, _: &'static str) -> InputError {
+            unreachable_key()
+        }
+    }
+
+    #[test]
+    fn passing_over_items_by_their_marker_finds_the_same_ends() {
+        // Every kind of scalar a marker alone measures (ints, floats, nil, bools, fixext,
+        // fixstr), others beside them, at the top level and inside containers.
+        let mut stream: Vec<u8> = Vec::new();
+        let items: [&[u8]; 16] = [
+            b"\x05",
+            b"\xe0",
+            b"\xc0",
+            b"\xc2",
+            b"\xc3",
+            b"\xcc\x01",
+            b"\xd1\x01\x02",
+            b"\xca\0\0\0\0",
+            b"\xcb\0\0\0\0\0\0\0\0",
+            b"\xcf\0\0\0\0\0\0\0\x01",
+            b"\xd4\x01\x02",
+            b"\xd8\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+            b"\xa0",
+            b"\xa3abc",
+            b"\xd9\x02hi",
+            b"\xc4\x01\xff",
+        ];
+        for item in items {
+            stream.extend_from_slice(item);
+        }
+        stream.extend_from_slice(&[0xdc, 0, items.len() as u8]);
+        for item in items {
+            stream.extend_from_slice(item);
+        }
+        // Empty and nested fixarrays and fixmaps.
+        stream.extend_from_slice(b"\x90\x80\x93\x90\x91\x80\x81\x01\x90");
+        stream.extend_from_slice(b"\x82\xa1a\xcb\0\0\0\0\0\0\0\0\xa2bc\x91\xd5\x01\x02\x03");
+        for piece in 1..=stream.len() {
+            let fast = ends_with(&stream, piece, &mut Structure);
+            let full = ends_with(&stream, piece, &mut SeeAll);
+            assert_eq!(fast, full, "pieces of {piece}");
+            assert_eq!(fast.len(), items.len() + 5);
+            assert_eq!(fast.last(), Some(&stream.len()));
         }
     }
 

@@ -35,69 +35,70 @@ pub fn skip_value(r: &mut Reader<'_>, depth: u32) -> ReadResult<()> {
 }
 
 /// What a walk tells of the containers it passes, in the order of their headers: `open` at a
-/// header, `close` where the container's last item ends.
+/// header, `close` where the container's last item ends, with the mark `open` gave (kept by the
+/// walk with the container's count, so that a recorder needs no stack of its own).
 pub trait Record {
-    fn open(&mut self, start: usize);
-    fn close(&mut self, end: usize);
+    type Mark: Copy + Default;
+    fn open(&mut self, start: usize) -> Self::Mark;
+    fn close(&mut self, mark: Self::Mark, end: usize);
 }
 
 /// Records nothing.
 impl Record for () {
+    type Mark = ();
     #[inline(always)]
     fn open(&mut self, _start: usize) {}
     #[inline(always)]
-    fn close(&mut self, _end: usize) {}
+    fn close(&mut self, _mark: (), _end: usize) {}
 }
 
-/// Items still to read in each open container (a map counts keys and values): the innermost
-/// levels in place, deeper ones (rare) in a vector, so that passing over a small container
-/// allocates nothing.
-struct Open {
-    inline: [u64; INLINE_LEVELS],
+/// Items still to read in each open container (a map counts keys and values), with the
+/// recorder's mark: the innermost levels in place, deeper ones (rare) in a vector, so that
+/// passing over a small container allocates nothing.
+struct Open<M> {
+    inline: [(u64, M); INLINE_LEVELS],
     len: usize,
-    deeper: Vec<u64>,
+    deeper: Vec<(u64, M)>,
 }
 
 const INLINE_LEVELS: usize = 16;
 
-impl Open {
+impl<M: Copy> Open<M> {
     #[inline(always)]
-    fn push(&mut self, n: u64) {
+    fn push(&mut self, n: u64, mark: M) {
         match self.inline.get_mut(self.len) {
-            Some(slot) => *slot = n,
-            None => self.deeper.push(n),
+            Some(slot) => *slot = (n, mark),
+            None => self.deeper.push((n, mark)),
         }
         self.len += 1;
     }
 
-    /// Counts one item of the innermost container; whether that completes it (then closed).
     #[inline(always)]
-    fn complete_one(&mut self) -> Option<bool> {
+    fn pop(&mut self) -> Option<(u64, M)> {
         let top = self.len.checked_sub(1)?;
-        let left = match self.inline.get_mut(top) {
-            Some(left) => left,
-            None => self.deeper.last_mut()?,
+        let level = match self.inline.get(top) {
+            Some(&level) => level,
+            None => self.deeper.pop()?,
         };
-        *left -= 1;
-        if *left > 0 {
-            return Some(false);
-        }
-        if top >= INLINE_LEVELS {
-            self.deeper.pop();
-        }
         self.len = top;
-        Some(true)
+        Some(level)
     }
 }
 
 #[inline(always)]
-fn walk(r: &mut Reader<'_>, depth: u32, record: &mut impl Record) -> ReadResult<()> {
-    // The stack is at most MAX_DECODE_DEPTH long, whatever the headers declare.
+fn walk<R: Record>(r: &mut Reader<'_>, depth: u32, record: &mut R) -> ReadResult<()> {
+    // The stack is at most MAX_DECODE_DEPTH long, whatever the headers declare. The innermost
+    // container's count and mark are kept apart from it, in locals: counting an item down is
+    // then a register's decrement, not a load and a store that the next item waits for.
     let mut open = Open {
-        inline: [0; INLINE_LEVELS],
+        inline: [(0, R::Mark::default()); INLINE_LEVELS],
         len: 0,
         deeper: Vec::new(),
     };
+    // Containers open (the innermost one's count in `left`, the others' on `open`).
+    let mut level: usize = 0;
+    let mut left: u64 = 0;
+    let mut mark = R::Mark::default();
     loop {
         let start = r.pos;
         let children = item(r, start)?;
@@ -106,20 +107,35 @@ fn walk(r: &mut Reader<'_>, depth: u32, record: &mut impl Record) -> ReadResult<
             // decoder. Each item takes at least one byte: a count beyond the input is truncated
             // now, not after reading what there is.
             let n = usize::try_from(children).unwrap_or(usize::MAX);
-            r.container(n, 1, "container", open.len as u32 + depth, start)?;
-            record.open(start);
+            r.container(n, 1, "container", level as u32 + depth, start)?;
+            let opened = record.open(start);
             if children > 0 {
-                open.push(children);
+                if level > 0 {
+                    open.push(left, mark);
+                }
+                level += 1;
+                (left, mark) = (children, opened);
                 continue;
             }
-            record.close(r.pos);
+            record.close(opened, r.pos);
         }
         // The item is complete: it ends one item of each container it completes.
         loop {
-            match open.complete_one() {
-                None => return Ok(()),
-                Some(false) => break,
-                Some(true) => record.close(r.pos),
+            if level == 0 {
+                return Ok(());
+            }
+            left -= 1;
+            if left > 0 {
+                break;
+            }
+            record.close(mark, r.pos);
+            level -= 1;
+            if level > 0 {
+                // `open` holds `level` containers here, so `pop` finds one.
+                match open.pop() {
+                    Some(outer) => (left, mark) = outer,
+                    None => level = 0,
+                }
             }
         }
     }
@@ -235,6 +251,38 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every container as `(start, end)`, in the order of their headers.
+    #[derive(Default)]
+    struct Containers(Vec<(usize, usize)>);
+
+    impl Record for Containers {
+        type Mark = usize;
+        fn open(&mut self, start: usize) -> usize {
+            self.0.push((start, usize::MAX));
+            self.0.len() - 1
+        }
+        fn close(&mut self, mark: usize, end: usize) {
+            self.0[mark].1 = end;
+        }
+    }
+
+    #[test]
+    fn containers_are_recorded_at_any_depth() {
+        // [[[...[0]...]], {}, {"a": [1, 2]}] with the first item 20 arrays deep, past the
+        // levels kept in place.
+        let mut data = vec![0x93];
+        data.extend(std::iter::repeat_n(0x91, 20));
+        data.push(0x00);
+        data.push(0x80);
+        data.extend([0x81, 0xa1, b'a', 0x92, 0x01, 0x02]);
+        let mut found = Containers::default();
+        check_one_with(&data, &mut found).unwrap();
+        let mut expected = vec![(0, data.len())];
+        expected.extend((1..=20).map(|start| (start, 22)));
+        expected.extend([(22, 23), (23, 29), (26, 29)]);
+        assert_eq!(found.0, expected);
     }
 
     #[test]

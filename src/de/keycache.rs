@@ -9,7 +9,7 @@ use pyo3::Python;
 
 use crate::ffi::{self, Owned};
 
-/// The table has `2^SLOT_BITS` slots.
+/// The table has `2^SLOT_BITS` slots, in sets of two.
 const SLOT_BITS: u32 = 11;
 const SLOTS: usize = 1 << SLOT_BITS;
 /// Keys up to this many UTF-8 bytes are cached.
@@ -21,7 +21,7 @@ struct Slot {
     obj: Owned,
 }
 
-/// A direct-mapped table from key bytes to an interned `str`.
+/// A two-way set-associative table from key bytes to an interned `str`.
 pub struct KeyCache {
     slots: Vec<Option<Slot>>,
 }
@@ -171,16 +171,47 @@ impl KeyCache {
 
     /// The `str` for `utf8`, from the cache or newly made and remembered.
     ///
+    /// Each key has a set of two slots. The test of the first, where nearly every key of a
+    /// document is found, is small enough to inline into the map loops; the second slot and the
+    /// miss, which makes and stores a string, are a call of their own, so that the hit does not
+    /// pay for their stack frame.
+    ///
     /// # Safety
     /// `utf8` is valid UTF-8 of at most [`MAX_KEY_LEN`] bytes, and the GIL is held.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn get(&mut self, utf8: &[u8]) -> Option<Owned> {
-        let index = slot_of(utf8);
-        if let Some(Some(slot)) = self.slots.get(index) {
-            if slot.len as usize == utf8.len() && same_prefix(&slot.bytes, utf8) {
+        let set = slot_of(utf8) & !1;
+        if let Some(obj) = self.found(set, utf8) {
+            return Some(obj);
+        }
+        // SAFETY: this method's precondition is `second_or_miss`'s.
+        unsafe { self.second_or_miss(utf8, set) }
+    }
+
+    /// The string in slot `index` if it holds `utf8`.
+    #[inline(always)]
+    fn found(&self, index: usize, utf8: &[u8]) -> Option<Owned> {
+        match self.slots.get(index) {
+            Some(Some(slot))
+                if slot.len as usize == utf8.len() && same_prefix(&slot.bytes, utf8) =>
+            {
                 // SAFETY: the cached string is live (the slot holds a reference).
-                return Some(unsafe { Owned::from_borrowed(slot.obj.as_ptr()) });
+                Some(unsafe { Owned::from_borrowed(slot.obj.as_ptr()) })
             }
+            _ => None,
+        }
+    }
+
+    /// The string for `utf8` from the second slot of its set, else newly made and stored in
+    /// the first slot, whose string moves to the second (the one there is dropped): two keys
+    /// whose hashes share a set, read in turn, both stay cached.
+    ///
+    /// # Safety
+    /// As for [`KeyCache::get`].
+    #[inline(never)]
+    unsafe fn second_or_miss(&mut self, utf8: &[u8], set: usize) -> Option<Owned> {
+        if let Some(obj) = self.found(set + 1, utf8) {
+            return Some(obj);
         }
         // SAFETY: `utf8` is valid UTF-8 and the GIL is held (this method's precondition), as
         // `new_str` needs.
@@ -191,12 +222,15 @@ impl KeyCache {
         bytes.get_mut(..utf8.len())?.copy_from_slice(utf8);
         // SAFETY: `obj` is live; the slot takes its own reference.
         let cached = unsafe { Owned::from_borrowed(obj.as_ptr()) };
-        if let Some(slot) = self.slots.get_mut(index) {
-            *slot = Some(Slot {
-                len: utf8.len() as u8,
-                bytes,
-                obj: cached,
-            });
+        if set + 1 < self.slots.len() {
+            self.slots.swap(set, set + 1);
+            if let Some(slot) = self.slots.get_mut(set) {
+                *slot = Some(Slot {
+                    len: utf8.len() as u8,
+                    bytes,
+                    obj: cached,
+                });
+            }
         }
         Some(obj)
     }
@@ -285,11 +319,14 @@ fn slot_of(bytes: &[u8]) -> usize {
     (h >> (u64::BITS - SLOT_BITS)) as usize
 }
 
-/// Whether `obj` is the cached object for `utf8` (used by tests of the cache).
+/// Whether `obj` is the cached object for `utf8`, in either slot of its set (used by tests of
+/// the cache).
 #[cfg(test)]
 fn is_cached(cache: &KeyCache, utf8: &[u8], obj: &Owned) -> bool {
-    let index = slot_of(utf8);
-    matches!(cache.slots.get(index), Some(Some(slot)) if slot.obj.as_ptr() == obj.as_ptr())
+    let set = slot_of(utf8) & !1;
+    (set..set + 2).any(
+        |i| matches!(cache.slots.get(i), Some(Some(slot)) if slot.obj.as_ptr() == obj.as_ptr()),
+    )
 }
 
 #[cfg(test)]
@@ -312,6 +349,46 @@ mod tests {
                 assert_ne!(address(&a), address(&c));
                 if let Some(a) = &a {
                     assert!(is_cached(&cache, b"name", a));
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn two_keys_of_one_slot_both_stay_cached() {
+        // Two keys of the same hash slot, read in turn (as a document's keys are): in a table of
+        // one slot for each hash they pushed each other out on every read.
+        let mut first_in_slot = std::collections::HashMap::new();
+        let (a, b) = (0..100_000)
+            .map(|i| format!("key{i}"))
+            .find_map(|key| {
+                first_in_slot
+                    .insert(slot_of(key.as_bytes()), key.clone())
+                    .map(|other| (other, key))
+            })
+            .expect("two keys in one slot");
+        pyo3::Python::initialize();
+        pyo3::Python::attach(|_py| {
+            let mut cache = KeyCache::new();
+            // SAFETY: attached to the interpreter; the keys are short ASCII.
+            unsafe {
+                let first_a = cache.get(a.as_bytes()).map(|o| o.as_ptr());
+                let first_b = cache.get(b.as_bytes()).map(|o| o.as_ptr());
+                for _ in 0..3 {
+                    assert_eq!(cache.get(a.as_bytes()).map(|o| o.as_ptr()), first_a);
+                    assert_eq!(cache.get(b.as_bytes()).map(|o| o.as_ptr()), first_b);
+                }
+                // A third key in the set keeps the most recently stored one of the other two.
+                let c = (0..100_000)
+                    .map(|i| format!("other{i}"))
+                    .find(|key| slot_of(key.as_bytes()) & !1 == slot_of(a.as_bytes()) & !1)
+                    .expect("a third key in the set");
+                let held_c = cache.get(c.as_bytes());
+                let first_c = held_c.as_ref().map(Owned::as_ptr);
+                assert_eq!(cache.get(c.as_bytes()).map(|o| o.as_ptr()), first_c);
+                assert_eq!(cache.get(b.as_bytes()).map(|o| o.as_ptr()), first_b);
+                if let Some(obj) = &held_c {
+                    assert!(is_cached(&cache, c.as_bytes(), obj));
                 }
             }
         });

@@ -172,8 +172,8 @@ pub fn unpackb_typed<'py>(
 /// the handles the options ask for. Every decoder is built from one, in [`Setup::decoder`].
 pub struct Setup {
     opts: Opt,
-    /// `ext_hook`, held.
-    hook: Option<Owned>,
+    /// `ext_hook`, held (a `Py`, which a garbage-collected holder of the set-up visits).
+    hook: Option<Py<PyAny>>,
     /// With `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
     timestamps: Option<&'static Known>,
     /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
@@ -227,7 +227,7 @@ impl Setup {
         };
         Ok(Setup {
             opts,
-            hook: ext_hook.map(|h| Owned::from_bound(h.clone())),
+            hook: ext_hook.map(|h| h.clone().unbind()),
             timestamps,
             numpy,
             views: None,
@@ -249,6 +249,11 @@ impl Setup {
             )?);
         }
         Ok(self)
+    }
+
+    /// The `ext_hook` the set-up holds, for a holder's `__traverse__` and for typed reads.
+    pub fn ext_hook(&self) -> Option<&Py<PyAny>> {
+        self.hook.as_ref()
     }
 
     /// The options the decoders follow.
@@ -293,7 +298,7 @@ impl Setup {
             py,
             input,
             self.opts,
-            self.hook.as_ref().map(Ref::of),
+            self.hook.as_ref().map(|h| Ref::of_py(h, py)),
             self.timestamps,
             self.numpy
                 .as_ref()

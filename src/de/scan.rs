@@ -98,6 +98,11 @@ impl Check for Checks<'_, '_> {
         }
     }
 
+    #[inline(always)]
+    fn sees_items(&self) -> bool {
+        self.compat.is_some_and(|c| c.build)
+    }
+
     #[cold]
     fn refuse_key(&mut self, why: &'static str) -> DeError {
         DeError::python(PyValueError::new_err(format!(

@@ -1,7 +1,7 @@
 //! The one walk over MessagePack tokens, shared by the readers that turn an input into
-//! something else: the decoder (`unpackb`, with its exact and registry extensions), the
-//! msgpack-python compatible decoder (`fastmsgpack.compat`) and the transcoder to JSON
-//! (`json.from_msgpack`).
+//! something else: the decoder (`unpackb`, with its exact and registry extensions), the typed
+//! decoder (`unpackb(data, type=T)`), the msgpack-python compatible decoder
+//! (`fastmsgpack.compat`) and the transcoder to JSON (`json.from_msgpack`).
 //!
 //! The walk reads each token with the one grammar ([`token::next`]), checks each container's
 //! header before anything is made for it (its depth, and that its declared items can fit in
@@ -58,6 +58,13 @@ pub trait Policy<'a>: Sized {
         Ok(())
     }
 
+    /// A check of the policy's own on a container's header (an array or map `token` that began
+    /// at `start`), made before the walk's checks and before anything is made for it.
+    #[inline(always)]
+    fn header(&self, _token: &Token<'a>, _start: usize) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     /// Any token but an array or a map, the item that began at `start`.
     fn scalar(
         &mut self,
@@ -106,6 +113,13 @@ pub trait Policy<'a>: Sized {
         item: Self::Value,
     ) -> Result<(), Self::Error>;
 
+    /// What item `i` failed with, as it leaves the array (a reader that names where in the
+    /// input a value failed adds the item's place here).
+    #[inline(always)]
+    fn item_failed(&mut self, _array: &Self::Array, _i: usize, err: Self::Error) -> Self::Error {
+        err
+    }
+
     /// After the last item.
     fn array_end(&mut self, array: Self::Array, start: usize) -> Result<Self::Value, Self::Error>;
 
@@ -120,6 +134,29 @@ pub trait Policy<'a>: Sized {
     /// Reads the key of entry `i` of a map nested `depth` deep (keys have a grammar of their
     /// own: a str, or what the policy allows besides).
     fn key(&mut self, map: &mut Self::Map, i: usize, depth: u32) -> Result<Self::Key, Self::Error>;
+
+    /// Whether the policy skipped the value of the entry whose key it just read (a key the
+    /// reader has no use for); the walk then goes on to the next entry.
+    #[inline(always)]
+    fn skip_value(
+        &mut self,
+        _map: &mut Self::Map,
+        _key: &Self::Key,
+        _depth: u32,
+    ) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+
+    /// What the value of the entry with `key` failed with, as it leaves the map.
+    #[inline(always)]
+    fn value_failed(
+        &mut self,
+        _map: &Self::Map,
+        _key: &Self::Key,
+        err: Self::Error,
+    ) -> Self::Error {
+        err
+    }
 
     /// Entry `i`: its key, which began at `key_start`, and its value, at `value_start`.
     fn map_entry(
@@ -154,8 +191,14 @@ pub fn build<'a, P: Policy<'a>>(
     start: usize,
 ) -> Result<P::Value, P::Error> {
     match token {
-        Token::Map(n) => map(p, n, depth, start),
-        Token::Array(n) => array(p, n, depth, start),
+        Token::Map(n) => {
+            p.header(&token, start)?;
+            map(p, n, depth, start)
+        }
+        Token::Array(n) => {
+            p.header(&token, start)?;
+            array(p, n, depth, start)
+        }
         token => p.scalar(token, depth, start),
     }
 }
@@ -190,11 +233,12 @@ fn array<'a, P: Policy<'a>>(
         // Each way of reading the item stores it itself: merged into one result first, every
         // item paid for a test of which way it came (3 instructions an item).
         match p.quick_item() {
-            Some(item) => p.array_item(&mut array, i, item?)?,
-            None => {
-                let item = value(p, depth + 1)?;
-                p.array_item(&mut array, i, item)?;
-            }
+            Some(Ok(item)) => p.array_item(&mut array, i, item)?,
+            Some(Err(err)) => return Err(p.item_failed(&array, i, err)),
+            None => match value(p, depth + 1) {
+                Ok(item) => p.array_item(&mut array, i, item)?,
+                Err(err) => return Err(p.item_failed(&array, i, err)),
+            },
         }
     }
     p.array_end(array, start)
@@ -214,13 +258,17 @@ fn map<'a, P: Policy<'a>>(
     for i in 0..n {
         let key_start = p.reader_ref().pos;
         let key = p.key(&mut map, i, depth)?;
+        if p.skip_value(&mut map, &key, depth)? {
+            continue;
+        }
         let value_start = p.reader_ref().pos;
         match p.quick_value() {
-            Some(value) => p.map_entry(&mut map, key, value?, key_start, value_start)?,
-            None => {
-                let value = value(p, depth + 1)?;
-                p.map_entry(&mut map, key, value, key_start, value_start)?;
-            }
+            Some(Ok(value)) => p.map_entry(&mut map, key, value, key_start, value_start)?,
+            Some(Err(err)) => return Err(p.value_failed(&map, &key, err)),
+            None => match value(p, depth + 1) {
+                Ok(value) => p.map_entry(&mut map, key, value, key_start, value_start)?,
+                Err(err) => return Err(p.value_failed(&map, &key, err)),
+            },
         }
     }
     p.map_end(map, start)

@@ -134,3 +134,23 @@ pub unsafe fn dict_set(dict: &Owned, key: &Owned, value: &Owned) -> bool {
     // SAFETY: all three are live; `PyDict_SetItem` takes its own references.
     unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) == 0 }
 }
+
+/// A list of `len` items made by `item(0)`, ..., `item(len - 1)` in turn, without a vector in
+/// between; the first error is returned (the list made so far is freed).
+#[inline]
+pub fn list_of<'py>(
+    py: pyo3::Python<'py>,
+    len: usize,
+    mut item: impl FnMut(usize) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::PyAny>>,
+) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyList>> {
+    // SAFETY: attached (`py`).
+    let list = unsafe { new_list(len) }.ok_or_else(|| pyo3::PyErr::fetch(py))?;
+    for i in 0..len {
+        let value = Owned::from_bound(item(i)?);
+        // SAFETY: `list` came from `new_list(len)`, `i < len`, and each slot is filled once.
+        unsafe { list_set(&list, i, value) };
+    }
+    // SAFETY: `list` holds a new reference to a list, which the `Bound` takes over.
+    let list = unsafe { pyo3::Bound::from_owned_ptr(py, list.into_raw()) };
+    Ok(list.cast_into::<pyo3::types::PyList>()?)
+}

@@ -63,6 +63,14 @@ impl<'a> Ref<'a> {
         unsafe { Ref::new(obj.as_ptr()) }
     }
 
+    /// The object a `Py` holds, borrowed while the `Py` is, on the thread `py` attaches.
+    #[inline(always)]
+    pub fn of_py<T>(obj: &'a pyo3::Py<T>, _py: pyo3::Python<'a>) -> Ref<'a> {
+        // SAFETY: a `Py` is a strong reference, so its object lives at least as long as the
+        // borrow of `obj`, and `py` shows the thread is attached for `'a`.
+        unsafe { Ref::new(obj.as_ptr()) }
+    }
+
     /// The raw pointer, for the calls of the CPython API in `ffi`.
     #[inline(always)]
     pub fn as_ptr(self) -> Obj {

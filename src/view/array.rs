@@ -1,16 +1,18 @@
 //! `ArrayView`: a MessagePack array seen as a read-only sequence.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::doc::lock;
 use super::map::plain;
 use super::scan::{ArrayScan, At};
-use super::{export, item, item_in, Place};
+use super::{child, child_in, export, Kids, Place};
 use crate::de::{self, DeError};
+use crate::ffi;
 
 /// A MessagePack array, read where it lies: items are decoded when they are read, a nested map
 /// or array is another view. Reads as a `Sequence` (`len`, `[]` with an index or a slice, `in`,
@@ -18,31 +20,47 @@ use crate::de::{self, DeError};
 #[pyclass(module = "fastmsgpack", frozen, sequence)]
 pub struct ArrayView {
     place: Place,
-    table: Arc<Mutex<ArrayScan>>,
+    table: Mutex<ArrayScan>,
+    /// The views handed out for the array's nested containers, by index.
+    kids: Kids,
 }
 
 impl ArrayView {
     pub fn new(place: Place) -> ArrayView {
-        let table = place.doc.array_table(&place.header);
-        ArrayView { place, table }
+        let table = Mutex::new(ArrayScan::new(place.doc().input()));
+        ArrayView {
+            place,
+            table,
+            kids: Kids::default(),
+        }
     }
 
     /// Where item `i` (in range) starts.
     fn start(&self, i: usize) -> PyResult<At> {
         let mut scan = lock(&self.table);
-        scan.item(self.place.doc.input(), &self.place.header, i)
+        scan.item(self.place.doc().input(), &self.place.header, i)
             .map_err(DeError::into_pyerr)
     }
 
     /// Item `i` (in range).
     fn at<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
         let start = self.start(i)?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let node = match self.place.node {
             Some(_) => doc.array_child(py, self.place.node, i),
             None => None,
         };
-        item(py, doc, start, self.place.header.depth + 1, node)
+        let depth = self.place.header.depth + 1;
+        child(
+            py,
+            &self.place.doc,
+            &self.kids,
+            i,
+            false,
+            start,
+            depth,
+            node,
+        )
     }
 
     /// `index` (negative from the end) as an index in range.
@@ -61,26 +79,24 @@ impl ArrayView {
 
     /// Every item, read in one pass.
     fn all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let (doc, header) = (&self.place.doc, &self.place.header);
+        let (doc, header) = (self.place.doc(), &self.place.header);
         let starts = lock(&self.table)
             .all(doc.input(), header)
-            .map_err(DeError::into_pyerr)?
-            .to_vec();
+            .map_err(DeError::into_pyerr)?;
         let depth = header.depth + 1;
-        let items = de::reading(py, doc.data(), &doc.setup, |reading| {
-            starts
-                .iter()
-                .enumerate()
-                .map(|(i, &start)| {
-                    let node = match self.place.node {
-                        Some(_) => doc.array_child(py, self.place.node, i),
-                        None => None,
-                    };
-                    item_in(py, doc, start, depth, node, reading)
-                })
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, items)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, starts.len(), |i| {
+                let Some(&start) = starts.get(i) else {
+                    return Err(PyIndexError::new_err("view index out of range"));
+                };
+                let node = match self.place.node {
+                    Some(_) => doc.array_child(py, self.place.node, i),
+                    None => None,
+                };
+                let (handle, kids) = (&self.place.doc, &self.kids);
+                child_in(py, handle, kids, i, start, depth, node, reading)
+            })
+        })
     }
 
     pub fn decode_whole<'py>(
@@ -88,7 +104,7 @@ impl ArrayView {
         py: Python<'py>,
         tp: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (doc, header) = (&self.place.doc, &self.place.header);
+        let (doc, header) = (self.place.doc(), &self.place.header);
         match tp.filter(|t| !t.is_none()) {
             Some(tp) => doc.decode_as(py, header.start, header.depth, tp),
             None => match self.place.node {
@@ -101,6 +117,10 @@ impl ArrayView {
 
 #[pymethods]
 impl ArrayView {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.place.traverse(&visit, &self.kids)
+    }
+
     fn __len__(&self) -> usize {
         self.place.header.len
     }
@@ -143,7 +163,7 @@ impl ArrayView {
             Some(tp) => {
                 let start = self.start(i)?;
                 let depth = self.place.header.depth + 1;
-                self.place.doc.decode_as(py, start.pos, depth, tp)
+                self.place.doc().decode_as(py, start.pos, depth, tp)
             }
             None => self.at(py, i),
         }
@@ -194,11 +214,11 @@ impl ArrayView {
         let this = slf.get();
         let header = this.place.header;
         let end = lock(&this.table)
-            .end(this.place.doc.input(), &header)
+            .end(this.place.doc().input(), &header)
             .map_err(DeError::into_pyerr)?;
         let bytes = this
             .place
-            .doc
+            .doc()
             .data()
             .get(header.start..end)
             .unwrap_or_default();

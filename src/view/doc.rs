@@ -1,14 +1,15 @@
 //! The document a view reads: its bytes, held for as long as any view of them lives, the
-//! options they are decoded with, and the scan tables of the containers read so far.
+//! options they are decoded with, and where its containers start and end when it was checked.
+//! (Each container's table of items is kept by its view, which its parent view hands out
+//! again when the same item is read again.)
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher, RandomState};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use pyo3::{PyTraverseError, PyVisit};
 
-use super::scan::{ArrayScan, Header, Input, MapScan, Spans};
+use super::scan::{Input, Spans};
 use crate::de::typed::plan::TypePlan;
 use crate::de::{self, DeError, Setup};
 use crate::ffi::InputBuffer;
@@ -25,37 +26,39 @@ enum Source {
     Buffer(InputBuffer),
 }
 
-/// A container's table, shared by every view of that container.
-enum Table {
-    Array(Arc<Mutex<ArrayScan>>),
-    Map(Arc<Mutex<MapScan>>),
-}
-
+/// Shared by every view of the document, as a Python object so that the garbage collector sees
+/// what it holds (the hooks and the type's plan) once, however many views refer to it.
+#[pyclass(module = "fastmsgpack", frozen)]
 pub struct Doc {
     _source: Source,
     data: *const u8,
     len: usize,
+    /// Holds `ext_hook` too (the one reference to it the document has).
     pub setup: Setup,
-    /// The hook `setup` holds too; typed reads pass it on.
-    pub ext_hook: Option<Py<PyAny>>,
     pub dec_hook: Option<Py<PyAny>>,
     /// The plan of the type the document is read as (`View(data, type=T)`).
     pub plan: Option<Py<TypePlan>>,
     /// Where each container starts and ends, when the document was checked at creation.
     spans: Spans,
-    /// Each container's table, by the offset of its header: found once, whichever view asks.
-    tables: Mutex<HashMap<usize, Table, OffsetHashing>>,
 }
 
 // SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
 // read-only export, or our own copy) until the document is dropped; `setup` holds the hook (a
-// strong reference, used and released only while attached: a document is dropped with the last
-// view of it, by the interpreter) and the process's handles of `Known` and `Numpy`; it holds no
+// `Py`) and the process's handles of `Known` and `Numpy`, used only while attached; it holds no
 // bin views (`Setup::of` makes none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is
 // shared. The tables are behind locks.
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}
+
+#[pymethods]
+impl Doc {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(self.setup.ext_hook())?;
+        visit.call(&self.dec_hook)?;
+        visit.call(&self.plan)
+    }
+}
 
 impl Doc {
     /// The document over `data` (bytes, bytearray, memoryview, mmap or another C-contiguous
@@ -100,11 +103,9 @@ impl Doc {
             data: ptr,
             len,
             setup,
-            ext_hook: ext_hook.map(|h| h.clone().unbind()),
             dec_hook: dec_hook.map(|h| h.clone().unbind()),
             plan,
             spans,
-            tables: Mutex::new(HashMap::with_hasher(OffsetHashing::new())),
         })
     }
 
@@ -130,28 +131,6 @@ impl Doc {
         self.setup.opts()
     }
 
-    /// The table of the map whose header is `header`.
-    pub fn map_table(&self, header: &Header) -> Arc<Mutex<MapScan>> {
-        let mut tables = lock(&self.tables);
-        if let Some(Table::Map(table)) = tables.get(&header.start) {
-            return table.clone();
-        }
-        let table = Arc::new(Mutex::new(MapScan::new(header)));
-        tables.insert(header.start, Table::Map(table.clone()));
-        table
-    }
-
-    /// The table of the array whose header is `header`.
-    pub fn array_table(&self, header: &Header) -> Arc<Mutex<ArrayScan>> {
-        let mut tables = lock(&self.tables);
-        if let Some(Table::Array(table)) = tables.get(&header.start) {
-            return table.clone();
-        }
-        let table = Arc::new(Mutex::new(ArrayScan::new()));
-        tables.insert(header.start, Table::Array(table.clone()));
-        table
-    }
-
     /// The object at `offset`, nested `depth` deep, decoded whole as `unpackb` would.
     pub fn decode<'py>(
         &self,
@@ -161,65 +140,6 @@ impl Doc {
     ) -> PyResult<Bound<'py, PyAny>> {
         de::decode_nested_at(py, self.data(), &self.setup, offset, depth)
             .map_err(DeError::into_pyerr)
-    }
-}
-
-/// Hashes the offsets that key the tables with one folded multiplication by a secret seed,
-/// instead of SipHash, which took a fifth of the time of walking a view: offsets are plain
-/// integers, and the seed (random for each document) keeps input that places its containers at
-/// chosen offsets from making them collide.
-#[derive(Clone, Copy)]
-struct OffsetHashing {
-    seed: u64,
-}
-
-impl OffsetHashing {
-    fn new() -> OffsetHashing {
-        OffsetHashing {
-            seed: RandomState::new().hash_one(0x5eed_u64) | 1,
-        }
-    }
-}
-
-impl BuildHasher for OffsetHashing {
-    type Hasher = OffsetHasher;
-
-    fn build_hasher(&self) -> OffsetHasher {
-        OffsetHasher {
-            seed: self.seed,
-            hash: 0,
-        }
-    }
-}
-
-struct OffsetHasher {
-    seed: u64,
-    hash: u64,
-}
-
-impl Hasher for OffsetHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        const K: u64 = 0x9e37_79b9_7f4a_7c15;
-        let product = u128::from(self.hash ^ n ^ self.seed) * u128::from(K ^ self.seed);
-        self.hash = (product as u64) ^ ((product >> 64) as u64);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
     }
 }
 

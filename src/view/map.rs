@@ -1,16 +1,17 @@
 //! `MapView`: a MessagePack map seen as a read-only mapping.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::doc::lock;
 use super::scan::{Entry, Input, MapScan};
-use super::{export, item, item_in, ArrayView, Place};
+use super::{child, child_in, export, ArrayView, Kids, Place};
 use crate::de::{self, DeError, Reading};
-use crate::opt;
+use crate::{ffi, opt};
 
 /// A MessagePack map, read where it lies: keys and values are decoded when they are read, a
 /// nested map or array is another view. Reads as a `Mapping` (`len`, `[]`, `in`, iteration over
@@ -18,13 +19,19 @@ use crate::opt;
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct MapView {
     place: Place,
-    table: Arc<Mutex<MapScan>>,
+    table: Mutex<MapScan>,
+    /// The views handed out for the map's nested containers, by entry index.
+    kids: Kids,
 }
 
 impl MapView {
     pub fn new(place: Place) -> MapView {
-        let table = place.doc.map_table(&place.header);
-        MapView { place, table }
+        let table = Mutex::new(MapScan::new(&place.header));
+        MapView {
+            place,
+            table,
+            kids: Kids::default(),
+        }
     }
 
     /// Runs `f` on the map's table, with errors turned into Python exceptions.
@@ -33,17 +40,17 @@ impl MapView {
         f: impl FnOnce(&mut MapScan, Input<'_>) -> Result<R, DeError>,
     ) -> PyResult<R> {
         let mut scan = lock(&self.table);
-        f(&mut scan, self.place.doc.input()).map_err(DeError::into_pyerr)
+        f(&mut scan, self.place.doc().input()).map_err(DeError::into_pyerr)
     }
 
     fn all(&self) -> PyResult<Vec<Entry>> {
-        let (header, opts) = (self.place.header, self.place.doc.opts());
+        let (header, opts) = (self.place.header, self.place.doc().opts());
         self.with_scan(|scan, input| Ok(scan.all(input, &header, opts)?.to_vec()))
     }
 
     /// The first entry whose key equals `key`, reading no further into the map than needed.
     fn lookup(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<Entry>> {
-        let (header, opts) = (self.place.header, self.place.doc.opts());
+        let (header, opts) = (self.place.header, self.place.doc().opts());
         if let Ok(text) = key.cast::<PyString>() {
             // A str with lone surrogates has no UTF-8 form: no key of the input can equal it.
             let Ok(text) = text.to_str() else {
@@ -72,19 +79,30 @@ impl MapView {
     }
 
     fn key<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
         de::decode_key_at(py, doc.data(), &doc.setup, entry.key, depth).map_err(DeError::into_pyerr)
     }
 
     fn value<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
         let node = match self.place.node {
             Some(_) => doc.map_child(py, self.place.node, text),
             None => None,
         };
-        item(py, doc, entry.value, self.place.header.depth + 1, node)
+        let depth = self.place.header.depth + 1;
+        let (handle, kids) = (&self.place.doc, &self.kids);
+        child(
+            py,
+            handle,
+            kids,
+            entry.index,
+            false,
+            entry.value,
+            depth,
+            node,
+        )
     }
 
     /// [`MapView::value`], read in a pass over the map's entries.
@@ -94,7 +112,7 @@ impl MapView {
         entry: &Entry,
         reading: &mut Reading<'py, '_>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let node = match self.place.node {
             Some(_) => {
                 let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
@@ -102,11 +120,15 @@ impl MapView {
             }
             None => None,
         };
-        item_in(
+        let (handle, kids) = (&self.place.doc, &self.kids);
+        let depth = self.place.header.depth + 1;
+        child_in(
             py,
-            doc,
+            handle,
+            kids,
+            entry.index,
             entry.value,
-            self.place.header.depth + 1,
+            depth,
             node,
             reading,
         )
@@ -121,7 +143,7 @@ impl MapView {
         match tp.filter(|t| !t.is_none()) {
             Some(tp) => {
                 self.place
-                    .doc
+                    .doc()
                     .decode_as(py, entry.value.pos, self.place.header.depth + 1, tp)
             }
             None => self.value(py, entry),
@@ -133,7 +155,7 @@ impl MapView {
         py: Python<'py>,
         tp: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (doc, header) = (&self.place.doc, &self.place.header);
+        let (doc, header) = (self.place.doc(), &self.place.header);
         match tp.filter(|t| !t.is_none()) {
             Some(tp) => doc.decode_as(py, header.start, header.depth, tp),
             None => match self.place.node {
@@ -146,6 +168,10 @@ impl MapView {
 
 #[pymethods]
 impl MapView {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.place.traverse(&visit, &self.kids)
+    }
+
     fn __len__(&self) -> usize {
         self.place.header.len
     }
@@ -178,44 +204,38 @@ impl MapView {
 
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
-        let keys = de::reading(py, doc.data(), &doc.setup, |reading| {
-            entries
-                .iter()
-                .map(|e| reading.key(e.key, depth).map_err(DeError::into_pyerr))
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, keys)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                let e = nth(&entries, i)?;
+                reading.key(e.key, depth).map_err(DeError::into_pyerr)
+            })
+        })
     }
 
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
-        let doc = &self.place.doc;
-        let values = de::reading(py, doc.data(), &doc.setup, |reading| {
-            entries
-                .iter()
-                .map(|e| self.value_in(py, e, reading))
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, values)
+        let doc = self.place.doc();
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                self.value_in(py, nth(&entries, i)?, reading)
+            })
+        })
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let entries = self.all()?;
-        let doc = &self.place.doc;
+        let doc = self.place.doc();
         let depth = self.place.header.depth + 1;
-        let items = de::reading(py, doc.data(), &doc.setup, |reading| {
-            entries
-                .iter()
-                .map(|e| {
-                    let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
-                    let value = self.value_in(py, e, reading)?;
-                    PyTuple::new(py, [key, value])
-                })
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        PyList::new(py, items)
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                let e = nth(&entries, i)?;
+                let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
+                let value = self.value_in(py, e, reading)?;
+                Ok(PyTuple::new(py, [key, value])?.into_any())
+            })
+        })
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -249,17 +269,24 @@ impl MapView {
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
         let this = slf.get();
-        let (header, opts) = (this.place.header, this.place.doc.opts());
+        let (header, opts) = (this.place.header, this.place.doc().opts());
         let end = this.with_scan(|scan, input| scan.end(input, &header, opts))?;
         let bytes = this
             .place
-            .doc
+            .doc()
             .data()
             .get(header.start..end)
             .unwrap_or_default();
         // SAFETY: the view holds the document, which holds the bytes unchanged.
         unsafe { export(slf.as_any(), view, bytes, flags) }
     }
+}
+
+/// Entry `i` of `entries` (always there: `i` counts up to their number).
+fn nth(entries: &[Entry], i: usize) -> PyResult<&Entry> {
+    entries
+        .get(i)
+        .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("entry out of range"))
 }
 
 /// `other` as a plain value: a view decoded whole, anything else as it is.

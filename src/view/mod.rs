@@ -4,21 +4,22 @@
 //! A map is seen as a [`MapView`], an array as an [`ArrayView`]; any other value is decoded
 //! when it is read, by the decoder `unpackb` uses, with the view's options. A container's items
 //! are found on first access by passing over them with the skip grammar (`de::skip`), and their
-//! offsets are kept in a table the [`doc::Doc`] shares between every view of that container.
+//! offsets are kept in the view's table; a view hands out the same view again for the same
+//! nested container read with `[]` or `get` ([`kids::Kids`]), tables filled.
 
 mod array;
 mod doc;
+mod kids;
 mod map;
 mod scan;
 mod typed;
 
-use std::sync::Arc;
-
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
+use pyo3::{IntoPyObjectExt, PyTraverseError, PyVisit};
 
 pub use array::ArrayView;
 use doc::Doc;
+use kids::Kids;
 pub use map::MapView;
 use scan::{At, Header};
 
@@ -29,22 +30,38 @@ use crate::opt::{self, Opt};
 
 /// Where a view is: its document, its container's header, and the node of the type it is read
 /// as (`View(data, type=T)`), if any.
-#[derive(Clone)]
 pub struct Place {
-    doc: Arc<Doc>,
+    doc: Py<Doc>,
     header: Header,
     node: Option<usize>,
+}
+
+impl Place {
+    /// The document the view reads.
+    #[inline(always)]
+    fn doc(&self) -> &Doc {
+        self.doc.get()
+    }
+
+    /// Tells the garbage collector of the document, which holds the hooks and the type (a hook
+    /// or an object of the type that refers back to a view makes a cycle it must see), and of
+    /// the views of the container's items that it keeps.
+    fn traverse(&self, visit: &PyVisit<'_>, kids: &Kids) -> Result<(), PyTraverseError> {
+        visit.call(&self.doc)?;
+        kids.traverse(visit)
+    }
 }
 
 /// The item at `offset`, nested `depth` deep and read as `node` of the document's type: a view
 /// for a map or array, else the value decoded (as `unpackb` would, or as the type says).
 pub fn item<'py>(
     py: Python<'py>,
-    doc: &Arc<Doc>,
+    handle: &Py<Doc>,
     at: At,
     depth: u32,
     node: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let doc = handle.get();
     let offset = at.pos;
     let data = doc.data();
     let container = data
@@ -71,7 +88,7 @@ pub fn item<'py>(
         return doc.decode(py, offset, depth);
     }
     let place = Place {
-        doc: doc.clone(),
+        doc: handle.clone_ref(py),
         header,
         node,
     };
@@ -82,25 +99,64 @@ pub fn item<'py>(
     }
 }
 
-/// [`item`], read in a pass over a container's items: a scalar (read untyped) is decoded by
-/// the pass's decoder instead of one set up for it alone.
+/// Item `i` of a container (at `at`): the view kept for it, if any, else [`item`], kept in
+/// `kids` when it is a view, unless `pass` (a pass over all the container's items) made it.
+#[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn item_in<'py>(
+pub fn child<'py>(
     py: Python<'py>,
-    doc: &Arc<Doc>,
+    handle: &Py<Doc>,
+    kids: &Kids,
+    i: usize,
+    pass: bool,
+    at: At,
+    depth: u32,
+    node: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let container = handle
+        .get()
+        .data()
+        .get(at.pos)
+        .is_some_and(|&m| token::is_container_marker(m));
+    if !container {
+        return item(py, handle, at, depth, node);
+    }
+    if let Some(view) = kids.get(py, i) {
+        return Ok(view);
+    }
+    let made = item(py, handle, at, depth, node)?;
+    if pass {
+        return Ok(made);
+    }
+    if made.is_instance_of::<MapView>() || made.is_instance_of::<ArrayView>() {
+        return Ok(kids.keep(i, made));
+    }
+    Ok(made)
+}
+
+/// [`child`], read in a pass over all of a container's items: a scalar (read untyped) is
+/// decoded by the pass's decoder instead of one set up for it alone.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn child_in<'py>(
+    py: Python<'py>,
+    handle: &Py<Doc>,
+    kids: &Kids,
+    i: usize,
     at: At,
     depth: u32,
     node: Option<usize>,
     reading: &mut Reading<'py, '_>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let scalar = doc
+    let scalar = handle
+        .get()
         .data()
         .get(at.pos)
         .is_some_and(|&m| !token::is_container_marker(m));
     if node.is_none() && scalar {
         return reading.value(at.pos, depth).map_err(DeError::into_pyerr);
     }
-    item(py, doc, at, depth, node)
+    child(py, handle, kids, i, true, at, depth, node)
 }
 
 /// Whether the map is in msgpack-numpy's layout, which `OPT_NUMPY_RAW` reads as an array.
@@ -127,13 +183,17 @@ pub fn _view<'py>(
     let ext_hook = ext_hook.filter(|h| !h.is_none());
     let dec_hook = dec_hook.filter(|h| !h.is_none());
     let tp = r#type.filter(|t| !t.is_none());
-    let doc = Arc::new(Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?);
+    let handle = Py::new(
+        py,
+        Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?,
+    )?;
+    let doc = handle.get();
     let bytes = doc.data();
     if bytes.is_empty() {
         return Err(DeError::input(crate::de::Kind::Empty, 0).into_pyerr());
     }
     let root = doc.root_node(py);
-    let value = item(py, &doc, At { pos: 0, span: 0 }, 0, root)?;
+    let value = item(py, &handle, At { pos: 0, span: 0 }, 0, root)?;
     let is_view = value.is_instance_of::<MapView>() || value.is_instance_of::<ArrayView>();
     if !validate && !is_view {
         // Decoded whole, as `unpackb` decodes it: nothing may follow it.

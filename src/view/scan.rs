@@ -17,13 +17,14 @@ use crate::de::token::{self, Token};
 use crate::de::{DeError, Kind};
 use crate::opt::{self, Opt};
 
-/// A container, as the check at creation found it.
+/// A container, as the check at creation found it: offsets and indexes of 32 bits, so that a
+/// span takes 12 bytes (the table was a third of the check's memory traffic at 24).
 #[derive(Clone, Copy)]
 pub struct Span {
-    start: usize,
-    end: usize,
+    start: u32,
+    end: u32,
     /// The index of the first span after this container's own nested ones.
-    after: usize,
+    after: u32,
 }
 
 /// The most spans [`Spans::check`] makes room for before it has seen the document.
@@ -33,42 +34,49 @@ const SPANS_RESERVED: usize = 1 << 20;
 #[derive(Default)]
 pub struct Spans {
     spans: Vec<Span>,
-    open: Vec<usize>,
 }
 
 impl Record for Spans {
+    /// The index of the container's span.
+    type Mark = u32;
+
     #[inline(always)]
-    fn open(&mut self, start: usize) {
-        self.open.push(self.spans.len());
+    fn open(&mut self, start: usize) -> u32 {
+        // Within 32 bits: `check` records spans only for such inputs.
+        let index = self.spans.len() as u32;
         self.spans.push(Span {
-            start,
-            end: start,
+            start: start as u32,
+            end: start as u32,
             after: 0,
         });
+        index
     }
 
     #[inline(always)]
-    fn close(&mut self, end: usize) {
-        let after = self.spans.len();
-        if let Some(span) = self.open.pop().and_then(|i| self.spans.get_mut(i)) {
-            span.end = end;
+    fn close(&mut self, index: u32, end: usize) {
+        let after = self.spans.len() as u32;
+        if let Some(span) = self.spans.get_mut(index as usize) {
+            span.end = end as u32;
             span.after = after;
         }
     }
 }
 
 impl Spans {
-    /// The spans of `data`, checked as `Fragment` checks its contents.
+    /// The spans of `data`, checked as `Fragment` checks its contents. An input of 4 GiB or
+    /// more is checked without them (its containers are passed over item by item).
     pub fn check(data: &[u8]) -> Result<Spans, DeError> {
+        if u32::try_from(data.len()).is_err() {
+            skip::check_one(data)?;
+            return Ok(Spans::default());
+        }
         // Room for a container every 16 bytes (up to a million) from the start: growing the
         // table by doubling copied it over and over, a tenth of the check's time.
         let room = (data.len() / 16).min(SPANS_RESERVED);
         let mut spans = Spans {
             spans: Vec::with_capacity(room),
-            open: Vec::new(),
         };
         skip::check_one_with(data, &mut spans)?;
-        spans.open = Vec::new();
         spans.spans.shrink_to_fit();
         Ok(spans)
     }
@@ -101,8 +109,8 @@ impl Input<'_> {
             }
         }
         if let Some(found) = self.spans.get(span) {
-            if found.start == pos {
-                return Ok((found.end, found.after));
+            if found.start as usize == pos {
+                return Ok((found.end as usize, found.after as usize));
             }
             if !self
                 .data
@@ -119,7 +127,7 @@ impl Input<'_> {
     pub fn span_at(&self, pos: usize, span: usize) -> Option<usize> {
         self.spans
             .get(span)
-            .is_some_and(|s| s.start == pos)
+            .is_some_and(|s| s.start as usize == pos)
             .then_some(span)
     }
 }
@@ -190,16 +198,32 @@ pub struct At {
 
 /// An array's items, found as far as they have been asked for. Finding item `i` passes over
 /// the items before it, not over item `i` itself.
+///
+/// When the document was checked, passing over an item is one look-up whatever the item, so
+/// only every [`STRIDE`]th item's start is kept and the others are found again from it: an
+/// array of a million items keeps 62,500 starts, not a million (their memory was most of the
+/// time of reading the last item of a long array). Unchecked, every start is kept, so that no
+/// item is ever walked twice.
 pub struct ArrayScan {
-    starts: Vec<At>,
+    /// Where items `0, stride, 2 * stride, ...` start, as far as found.
+    marks: Vec<At>,
+    /// Every how many items a start is kept (1 or [`STRIDE`]).
+    stride: usize,
+    /// The furthest item found, and where it starts.
+    last: Option<(usize, At)>,
     /// Where the array ends, once found.
     end: Option<usize>,
 }
 
+/// Every how many items an array of a checked document keeps a start.
+const STRIDE: usize = 16;
+
 impl ArrayScan {
-    pub fn new() -> ArrayScan {
+    pub fn new(input: Input<'_>) -> ArrayScan {
         ArrayScan {
-            starts: Vec::new(),
+            marks: Vec::new(),
+            stride: if input.spans.is_empty() { 1 } else { STRIDE },
+            last: None,
             end: None,
         }
     }
@@ -209,27 +233,57 @@ impl ArrayScan {
         if i >= header.len {
             return Err(DeError::input(Kind::Empty, header.start));
         }
-        let first = At {
-            pos: header.body,
-            span: header.first_span(),
+        let (mut at, mut k) = match self.last {
+            Some((k, at)) if k <= i => (at, k),
+            Some(_) => match self.marks.get(i / self.stride) {
+                Some(&at) => (at, i / self.stride * self.stride),
+                None => return Err(DeError::input(Kind::Empty, header.start)),
+            },
+            None => {
+                let first = At {
+                    pos: header.body,
+                    span: header.first_span(),
+                };
+                self.marks.push(first);
+                self.last = Some((0, first));
+                (first, 0)
+            }
         };
-        if self.starts.is_empty() {
-            self.starts.push(first);
+        let known = self.last.map_or(0, |(last, _)| last);
+        while k < i {
+            let (pos, span) = input.skip(at.pos, at.span, header.depth)?;
+            at = At { pos, span };
+            k += 1;
+            if k > known {
+                if k % self.stride == 0 {
+                    self.marks.push(at);
+                }
+                self.last = Some((k, at));
+            }
         }
-        while self.starts.len() <= i {
-            let last = self.starts.last().copied().unwrap_or(first);
-            let (pos, span) = input.skip(last.pos, last.span, header.depth)?;
-            self.starts.push(At { pos, span });
-        }
-        Ok(self.starts.get(i).copied().unwrap_or(first))
+        Ok(at)
     }
 
     /// Where every item starts.
-    pub fn all(&mut self, input: Input<'_>, header: &Header) -> Result<&[At], DeError> {
-        if header.len > 0 {
-            self.item(input, header, header.len - 1)?;
+    pub fn all(&mut self, input: Input<'_>, header: &Header) -> Result<Vec<At>, DeError> {
+        if header.len == 0 {
+            return Ok(Vec::new());
         }
-        Ok(self.starts.get(..header.len).unwrap_or_default())
+        self.item(input, header, header.len - 1)?;
+        let mut starts = Vec::with_capacity(header.len);
+        for &mark in &self.marks {
+            let mut at = mark;
+            starts.push(at);
+            for _ in 1..self.stride {
+                if starts.len() == header.len {
+                    break;
+                }
+                let (pos, span) = input.skip(at.pos, at.span, header.depth)?;
+                at = At { pos, span };
+                starts.push(at);
+            }
+        }
+        Ok(starts)
     }
 
     /// Where the array ends (every item found).
@@ -252,6 +306,8 @@ impl ArrayScan {
 /// One entry of a map: where its key and value start, and a str key's UTF-8 bytes.
 #[derive(Clone, Copy)]
 pub struct Entry {
+    /// The entry's index in the map.
+    pub index: usize,
     pub key: usize,
     pub value: At,
     /// The key's bytes (`start..end`) when it is a str; `None` for another type, which only
@@ -318,7 +374,12 @@ impl MapScan {
                 (None, At { pos, span })
             }
         };
-        let entry = Entry { key, value, text };
+        let entry = Entry {
+            index: self.entries.len(),
+            key,
+            value,
+            text,
+        };
         self.entries.push(entry);
         self.next = None;
         Ok(entry)

@@ -1,90 +1,13 @@
 //! Typed decoding of classes: dataclasses and TypedDicts from maps, NamedTuples from arrays.
-//! The values are read into slots, one a field, checked against the field's node; defaults
-//! fill the rest, and only then is the instance made.
+//! The walk reads the values into slots, one a field, each checked against the field's node
+//! (see `policy`); defaults fill the rest, and only then is the instance made.
 
 use super::decode::{made, TypedDecoder};
-use super::error::{Step, TError, TResult};
+use super::error::{TError, TResult};
 use super::plan::{Class, Field, Missing};
-use crate::de::error::{DeError, Kind};
-use crate::de::skip;
-use crate::de::token;
 use crate::ffi::{self, Obj, Owned};
 
-/// Fields kept on the stack while a class is read; a class with more uses the heap.
-const STACK_FIELDS: usize = 16;
-
-#[cold]
-fn field_step(f: &Field) -> Step {
-    Step::Field(String::from_utf8_lossy(&f.bytes).into())
-}
-
 impl TypedDecoder<'_> {
-    /// Reads a map's entries into `values`, by field; other keys are skipped (or refused).
-    pub(super) fn fields(
-        &mut self,
-        node: usize,
-        class: &Class,
-        values: &mut [Option<Owned>],
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<()> {
-        self.container(n, 2, depth, start)?;
-        let fields = &class.fields;
-        let mut next = 0;
-        for _ in 0..n {
-            let key_start = self.r.pos;
-            let key = match token::next_key(&mut self.r)? {
-                Ok(bytes) => bytes,
-                Err(token) => {
-                    return Err(TError::invalid(
-                        format!(
-                            "expected {} (a map of str field names), found a {} key",
-                            self.nodes[node].name,
-                            token.type_name()
-                        ),
-                        key_start,
-                    ))
-                }
-            };
-            // Maps written by packb list the fields in order: try the next one first.
-            let found = match fields.get(next) {
-                Some(f) if *f.bytes == *key => Some(next),
-                _ => fields.iter().position(|f| *f.bytes == *key),
-            };
-            match found {
-                Some(i) if fields[i].init => {
-                    let f = &fields[i];
-                    let value = self
-                        .value(f.node, depth + 1)
-                        .map_err(|e| e.at(field_step(f)))?;
-                    values[i] = Some(value);
-                    next = i + 1;
-                }
-                Some(_) => skip::skip_value(&mut self.r, depth + 1)?,
-                None => {
-                    if !key.is_ascii() && simdutf8::basic::from_utf8(key).is_err() {
-                        return Err(DeError::input(Kind::InvalidUtf8, key_start).into());
-                    }
-                    if self.forbid_unknown {
-                        return Err(TError::invalid_as(
-                            "unknown_field",
-                            format!(
-                                "expected {}, found unknown field {:?} \
-                                 (OPT_FORBID_UNKNOWN_FIELDS)",
-                                self.nodes[node].name,
-                                String::from_utf8_lossy(key)
-                            ),
-                            key_start,
-                        ));
-                    }
-                    skip::skip_value(&mut self.r, depth + 1)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Fills the fields the input left out from their defaults; a required one missing is an
     /// error.
     pub(super) fn defaults(
@@ -123,23 +46,20 @@ impl TypedDecoder<'_> {
         )
     }
 
+    /// The dataclass `class` of the fields read into `values`.
     pub(super) fn dataclass(
         &mut self,
         node: usize,
         class: &Class,
-        n: usize,
-        depth: u32,
+        values: &mut [Option<Owned>],
         start: usize,
     ) -> TResult<Owned> {
-        with_slots(class.fields.len(), |values| {
-            self.fields(node, class, values, n, depth, start)?;
-            self.defaults(node, class, values, start)?;
-            if class.direct {
-                self.build_direct(node, class, values, start)
-            } else {
-                self.build_by_call(node, class, values, start)
-            }
-        })
+        self.defaults(node, class, values, start)?;
+        if class.direct {
+            self.build_direct(node, class, values, start)
+        } else {
+            self.build_by_call(node, class, values, start)
+        }
     }
 
     /// `object.__new__(cls)` and the fields set as the generated `__init__` sets them, then
@@ -202,93 +122,56 @@ impl TypedDecoder<'_> {
         }
     }
 
+    /// The TypedDict `class` of the fields read into `values`.
     pub(super) fn typed_dict(
         &mut self,
         node: usize,
         class: &Class,
-        n: usize,
-        depth: u32,
+        values: &mut [Option<Owned>],
         start: usize,
     ) -> TResult<Owned> {
-        with_slots(class.fields.len(), |values| {
-            self.fields(node, class, values, n, depth, start)?;
-            self.defaults(node, class, values, start)?;
-            // SAFETY: attached; every value is live.
-            unsafe {
-                let dict = made(ffi::new_dict(class.fields.len()))?;
-                for (f, value) in class.fields.iter().zip(values.iter()) {
-                    if let Some(value) = value {
-                        if !ffi::dict_insert(dict.as_ptr(), f.name.as_ptr(), value.as_ptr()) {
-                            return Err(ffi::fetch_error().into());
-                        }
+        self.defaults(node, class, values, start)?;
+        // SAFETY: attached; every value is live.
+        unsafe {
+            let dict = made(ffi::new_dict(class.fields.len()))?;
+            for (f, value) in class.fields.iter().zip(values.iter()) {
+                if let Some(value) = value {
+                    if !ffi::dict_insert(dict.as_ptr(), f.name.as_ptr(), value.as_ptr()) {
+                        return Err(ffi::fetch_error().into());
                     }
                 }
-                Ok(dict)
             }
-        })
+            Ok(dict)
+        }
     }
 
+    /// The NamedTuple `class` of the items read into `values` (the header checked their
+    /// number).
     pub(super) fn named_tuple(
         &mut self,
         node: usize,
         class: &Class,
-        n: usize,
-        depth: u32,
+        values: &mut [Option<Owned>],
         start: usize,
     ) -> TResult<Owned> {
-        let fields = &class.fields;
-        if n > fields.len() || n < class.required {
-            return Err(TError::invalid(
-                format!(
-                    "expected {} (an array of {} to {} items), found an array of {n} items",
-                    self.nodes[node].name,
-                    class.required,
-                    fields.len()
-                ),
-                start,
-            ));
-        }
-        self.container(n, 1, depth, start)?;
-        with_slots(fields.len(), |values| {
-            for (i, f) in fields.iter().take(n).enumerate() {
-                let value = self
-                    .value(f.node, depth + 1)
-                    .map_err(|e| e.at(field_step(f)))?;
-                values[i] = Some(value);
-            }
-            self.defaults(node, class, values, start)?;
-            if class.direct {
-                // SAFETY: attached; the plan checked that the class's `__new__` is the one
-                // that only makes the tuple, and every field has a value.
-                unsafe {
-                    let tuple = ffi::new_tuple_subclass(class.cls.as_ptr(), values.len())?;
-                    for (i, value) in values.iter_mut().enumerate() {
-                        if let Some(value) = value.take() {
-                            ffi::tuple_set(&tuple, i, value);
-                        }
+        self.defaults(node, class, values, start)?;
+        if class.direct {
+            // SAFETY: attached; the plan checked that the class's `__new__` is the one that
+            // only makes the tuple, and every field has a value.
+            unsafe {
+                let tuple = ffi::new_tuple_subclass(class.cls.as_ptr(), values.len())?;
+                for (i, value) in values.iter_mut().enumerate() {
+                    if let Some(value) = value.take() {
+                        ffi::tuple_set(&tuple, i, value);
                     }
-                    return Ok(tuple);
                 }
+                return Ok(tuple);
             }
-            let args: Vec<Obj> = values.iter().flatten().map(Owned::as_ptr).collect();
-            // SAFETY: attached; every argument is live for the call.
-            unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }.map_err(
-                |cause| {
-                    self.refused_or_raised(node, "a value its constructor refused", start, cause)
-                },
-            )
-        })
-    }
-}
-
-/// Runs `f` with `n` empty slots, on the stack when they fit.
-#[inline(always)]
-fn with_slots<R>(n: usize, f: impl FnOnce(&mut [Option<Owned>]) -> R) -> R {
-    if n <= STACK_FIELDS {
-        let mut slots: [Option<Owned>; STACK_FIELDS] = Default::default();
-        f(&mut slots[..n])
-    } else {
-        let mut slots: Vec<Option<Owned>> = (0..n).map(|_| None).collect();
-        f(&mut slots)
+        }
+        let args: Vec<Obj> = values.iter().flatten().map(Owned::as_ptr).collect();
+        // SAFETY: attached; every argument is live for the call.
+        unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }.map_err(
+            |cause| self.refused_or_raised(node, "a value its constructor refused", start, cause),
+        )
     }
 }

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::env::{class_name, Env};
-use super::plan::{Class, Field, Missing, Named, Node, TypePlan};
+use super::plan::{settle_unions, Class, Field, Missing, Named, Node, TypePlan, Union};
 
 /// How deeply types may nest inside one another (classes met again do not count).
 const MAX_DEPTH: u32 = 128;
@@ -25,6 +25,7 @@ pub(super) fn compile(py: Python<'_>, tp: &Bound<'_, PyAny>) -> PyResult<TypePla
         depth: 0,
     };
     let root = builder.add(tp, None)?;
+    settle_unions(&mut builder.nodes);
     let has_numpy = builder
         .nodes
         .iter()
@@ -148,7 +149,7 @@ impl<'py> Builder<'_, 'py> {
         }
         let names: Vec<&str> = members.iter().map(|&m| self.name(m)).collect();
         let name = names.join(" | ");
-        Ok(self.push(Node::Union(members), name))
+        Ok(self.push(Node::Union(Union::new(members)), name))
     }
 
     #[inline(never)]

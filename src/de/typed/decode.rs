@@ -8,15 +8,16 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::error::{Step, TError, TResult};
-use super::plan::{Named, Node};
+use super::plan::{Named, Node, Union};
 use super::text;
 use super::Handles;
 use crate::de::error::{DeError, Kind};
 use crate::de::keycache::{KeyCache, MAX_KEY_LEN};
 use crate::de::reader::Reader;
 use crate::de::token::{self, Token};
+use crate::de::walk;
 use crate::de::{ext, Setup};
-use crate::ffi::{self, Known, Obj, Owned};
+use crate::ffi::{self, Known, Owned, Ref};
 
 pub struct TypedDecoder<'a> {
     pub py: Python<'a>,
@@ -28,9 +29,24 @@ pub struct TypedDecoder<'a> {
     pub keys: Option<&'a mut KeyCache>,
     pub known: &'static Known,
     pub handles: &'static Handles,
-    pub dec_hook: Option<Obj>,
+    pub dec_hook: Option<Ref<'a>>,
     /// `OPT_FORBID_UNKNOWN_FIELDS`: a key no field has is an error instead of skipped.
     pub forbid_unknown: bool,
+    /// The node of the item the walk reads next: set for the root, and by the walk's hooks
+    /// for each array item (`before_item`) and map value (`key`).
+    pub node: usize,
+    /// How deep that item is nested.
+    pub depth: u32,
+    /// The slots of the fields of the classes being read (see `policy::Slots`).
+    pub slots: Vec<Option<Owned>>,
+}
+
+/// An object of the plan (a class, a table), borrowed for as long as the plan is.
+#[inline(always)]
+fn held<T>(obj: &Py<T>) -> Ref<'_> {
+    // SAFETY: a `Py` is a strong reference, held by the plan at least as long as it is
+    // borrowed, and typed decoding runs attached.
+    unsafe { Ref::new(obj.as_ptr()) }
 }
 
 #[inline(always)]
@@ -114,37 +130,71 @@ impl<'a> TypedDecoder<'a> {
         Ok(value)
     }
 
-    /// Checks a container's depth, and that `n` items of `min_size` bytes each fit in what is
-    /// left of the input, before anything is allocated for it.
-    #[inline(always)]
-    pub(super) fn container(
-        &self,
-        n: usize,
-        min_size: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<()> {
-        Ok(self.r.container(n, min_size, "container", depth, start)?)
-    }
-
     /// The object for `node` at the reader's position.
     pub fn value(&mut self, node: usize, depth: u32) -> TResult<Owned> {
-        let nodes = self.nodes;
-        let start = self.r.pos;
-        // Nodes that look at the value whole, or try more than one reading.
-        match &nodes[node].node {
-            Node::Any => return self.untyped(self.setup, depth),
-            Node::Union(members) => return self.union(node, members, depth),
-            Node::Enum { cls, members } => {
-                return self.enumeration(node, cls.as_ptr(), members.as_ptr())
-            }
-            Node::Literal(table) => return self.literal(node, table.as_ptr()),
-            Node::Model(cls) => return self.model(node, cls.as_ptr(), depth),
-            Node::Custom(cls) => return self.custom(node, cls.as_ptr(), depth),
-            Node::Numpy(cls) => return self.numpy(node, cls.as_ptr(), depth),
-            _ => {}
+        self.node = node;
+        if let Some(value) = self.quick(depth) {
+            return value;
         }
-        let token = token::next(&mut self.r, "value")?;
+        walk::value(self, depth)
+    }
+
+    /// The object for [`TypedDecoder::node`] when the node reads its value whole; `None` for
+    /// the nodes the walk reads (a test of the node's variant, the cheap common case).
+    #[inline(always)]
+    pub(super) fn quick(&mut self, depth: u32) -> Option<TResult<Owned>> {
+        let nodes = self.nodes;
+        let node = &nodes[self.node].node;
+        if !node.reads_whole() {
+            return None;
+        }
+        // `Optional[T]`, the common union, without a call.
+        if let Node::Union(u) = node {
+            if let Some(m) = self.decided(u) {
+                if !nodes[m].node.reads_whole() {
+                    self.node = m;
+                    return None;
+                }
+            }
+        }
+        self.whole(self.node, depth)
+    }
+
+    /// The object for a node that looks at the value whole, or tries more than one reading
+    /// (`Any`, a union, an Enum, ...); `None` for the nodes the walk reads. A union whose
+    /// member the token alone decides sets [`TypedDecoder::node`] to it (`None`, the walk reads
+    /// it) or reads it (a member that reads the value whole).
+    #[inline(never)]
+    fn whole(&mut self, node: usize, depth: u32) -> Option<TResult<Owned>> {
+        let nodes = self.nodes;
+        Some(match &nodes[node].node {
+            Node::Any => self.untyped(self.setup, depth),
+            Node::Union(u) => match self.decided(u) {
+                Some(m) if !nodes[m].node.reads_whole() => {
+                    self.node = m;
+                    return None;
+                }
+                Some(m) => self.value(m, depth),
+                None => self.union(node, u, depth),
+            },
+            Node::Enum { cls, members } => self.enumeration(node, held(cls), held(members)),
+            Node::Literal(table) => self.literal(node, held(table)),
+            Node::Model(cls) => self.model(node, held(cls), depth),
+            Node::Custom(cls) => self.custom(node, held(cls), depth),
+            Node::Numpy(cls) => self.numpy(node, held(cls), depth),
+            _ => return None,
+        })
+    }
+
+    /// The object for `node` from the scalar `token`, which began at `start`.
+    #[inline(always)]
+    pub(super) fn typed_scalar(
+        &mut self,
+        node: usize,
+        token: Token<'a>,
+        start: usize,
+    ) -> TResult<Owned> {
+        let nodes = self.nodes;
         // SAFETY: every constructor below is called while attached (`self.py`).
         unsafe {
             match (&nodes[node].node, token) {
@@ -182,151 +232,15 @@ impl<'a> TypedDecoder<'a> {
                 | (Node::Decimal, Token::F64(_) | Token::F32(_)) => {
                     self.decimal(node, token, start)
                 }
-                (Node::List(child), Token::Array(n)) => {
-                    self.sequence(n, false, depth, start, |_| *child)
-                }
-                (Node::VarTuple(child), Token::Array(n)) => {
-                    self.sequence(n, true, depth, start, |_| *child)
-                }
-                (Node::Tuple(items), Token::Array(n)) => {
-                    self.fixed_tuple(node, items, n, depth, start)
-                }
-                (Node::Set(child), Token::Array(n)) => self.set(*child, n, false, depth, start),
-                (Node::FrozenSet(child), Token::Array(n)) => {
-                    self.set(*child, n, true, depth, start)
-                }
-                (Node::Dict(key, value), Token::Map(n)) => self.dict(*key, *value, n, depth, start),
-                (Node::Dataclass(class), Token::Map(n)) => {
-                    self.dataclass(node, class, n, depth, start)
-                }
-                (Node::TypedDict(class), Token::Map(n)) => {
-                    self.typed_dict(node, class, n, depth, start)
-                }
-                (Node::NamedTuple(class), Token::Array(n)) => {
-                    self.named_tuple(node, class, n, depth, start)
-                }
                 (_, token) => Err(self.mismatch(node, &token, start)),
             }
         }
     }
 
-    /// A list (or with `tuple`, a tuple) of `n` items, item `i` read as node `item(i)`.
-    fn sequence(
-        &mut self,
-        n: usize,
-        tuple: bool,
-        depth: u32,
-        start: usize,
-        item: impl Fn(usize) -> usize,
-    ) -> TResult<Owned> {
-        self.container(n, 1, depth, start)?;
-        // SAFETY: attached; each slot `i < n` is filled once.
-        unsafe {
-            let seq = made(if tuple {
-                ffi::new_tuple(n)
-            } else {
-                ffi::new_list(n)
-            })?;
-            for i in 0..n {
-                let value = self
-                    .value(item(i), depth + 1)
-                    .map_err(|e| e.at(Step::Index(i)))?;
-                if tuple {
-                    ffi::tuple_set(&seq, i, value);
-                } else {
-                    ffi::list_set(&seq, i, value);
-                }
-            }
-            Ok(seq)
-        }
-    }
-
-    fn fixed_tuple(
-        &mut self,
-        node: usize,
-        items: &[usize],
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<Owned> {
-        if n != items.len() {
-            return Err(TError::invalid(
-                format!(
-                    "expected {} (an array of {} items), found an array of {n} items",
-                    self.nodes[node].name,
-                    items.len()
-                ),
-                start,
-            ));
-        }
-        self.sequence(n, true, depth, start, |i| items[i])
-    }
-
-    fn set(
-        &mut self,
-        child: usize,
-        n: usize,
-        frozen: bool,
-        depth: u32,
-        start: usize,
-    ) -> TResult<Owned> {
-        self.container(n, 1, depth, start)?;
-        // SAFETY: attached; the set is new and not shared until returned.
-        unsafe {
-            let set = ffi::new_set(frozen)?;
-            for i in 0..n {
-                let item_start = self.r.pos;
-                let item = self
-                    .value(child, depth + 1)
-                    .map_err(|e| e.at(Step::Index(i)))?;
-                if let Err(cause) = ffi::set_add(&set, &item) {
-                    return Err(TError::invalid_from(
-                        "expected a hashable set item, found an unhashable one".to_owned(),
-                        item_start,
-                        cause,
-                    )
-                    .at(Step::Index(i)));
-                }
-            }
-            Ok(set)
-        }
-    }
-
-    fn dict(
-        &mut self,
-        key_node: usize,
-        value_node: usize,
-        n: usize,
-        depth: u32,
-        start: usize,
-    ) -> TResult<Owned> {
-        self.container(n, 2, depth, start)?;
-        // SAFETY: attached.
-        unsafe {
-            let dict = made(ffi::new_dict(n))?;
-            for _ in 0..n {
-                let key_start = self.r.pos;
-                let key = self.key(key_node, depth + 1)?;
-                // (The closure runs inside this unsafe block: attached, and `key` is live.)
-                let value = self
-                    .value(value_node, depth + 1)
-                    .map_err(|e| e.at(Step::Key(ffi::repr_string(key.as_ptr()))))?;
-                if !ffi::dict_set(&dict, &key, &value) {
-                    return Err(TError::invalid_from(
-                        "expected a hashable map key, found an unhashable one".to_owned(),
-                        key_start,
-                        ffi::fetch_error(),
-                    ));
-                }
-            }
-            Ok(dict)
-        }
-    }
-
-    /// A dict key: strings through the key cache, and ints and floats also from their text
-    /// (as keys written by JSON tools arrive).
+    /// A dict key, nested `depth` deep: strings through the key cache, and ints and floats
+    /// also from their text (as keys written by JSON tools arrive).
     #[inline(always)]
-    fn key(&mut self, node: usize, depth: u32) -> TResult<Owned> {
+    pub(super) fn dict_key(&mut self, node: usize, depth: u32) -> TResult<Owned> {
         let start = self.r.pos;
         let nodes = self.nodes;
         match &nodes[node].node {
@@ -380,22 +294,21 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    fn union(&mut self, node: usize, members: &[usize], depth: u32) -> TResult<Owned> {
+    /// The member of a union that the token alone decides: the one that reads a nil, or for
+    /// `Optional[T]`, `T` for any other value.
+    #[inline(always)]
+    fn decided(&self, u: &Union) -> Option<usize> {
+        if let (Some(m), Some(0xc0)) = (u.nil, self.r.data.get(self.r.pos)) {
+            return Some(m);
+        }
+        u.only
+    }
+
+    /// A union that the token alone does not decide: each member is tried in turn.
+    fn union(&mut self, node: usize, u: &Union, depth: u32) -> TResult<Owned> {
         let nodes = self.nodes;
         let start = self.r.pos;
-        let nil = self.r.data.get(start) == Some(&0xc0);
-        if nil {
-            if let Some(&m) = members.iter().find(|&&m| nodes[m].node.takes_nil()) {
-                return self.value(m, depth);
-            }
-        }
-        // `Optional[T]` and the like: one member besides None gives its own error.
-        let mut others = members
-            .iter()
-            .filter(|&&m| !matches!(nodes[m].node, Node::None));
-        if let (Some(&only), None) = (others.next(), others.next()) {
-            return self.value(only, depth);
-        }
+        let members = &u.members;
         for &m in members {
             if matches!(nodes[m].node, Node::None) {
                 continue;
@@ -432,32 +345,31 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    fn enumeration(&mut self, node: usize, cls: Obj, members: Obj) -> TResult<Owned> {
+    fn enumeration(&mut self, node: usize, cls: Ref<'_>, members: Ref<'_>) -> TResult<Owned> {
         let start = self.r.pos;
         let value = self.scalar(node)?;
-        let v = value.as_ptr();
+        let v = Ref::of(&value);
         // A bool or a float is the value only of a member whose value has that very type (as
         // for `type=int` and `Literal`): `True` and `1.0` are not the member whose value is 1.
-        // SAFETY: attached; `value` is live.
-        let exact = v == ffi::true_obj()
-            || v == ffi::false_obj()
-            || unsafe { ffi::type_of(v) == ffi::float_type() };
-        // SAFETY: attached; `members` is a dict the plan keeps alive.
+        let exact = v.as_ptr() == ffi::true_obj()
+            || v.as_ptr() == ffi::false_obj()
+            || v.type_of() == ffi::float_type();
+        // SAFETY: attached; `members` is a dict the plan keeps alive, `v` is held by `value`.
         unsafe {
-            if let Some(member) = ffi::dict_get(members, v) {
-                if !exact || same_value_type(self.py, member.as_ptr(), v) {
+            if let Some(member) = ffi::dict_get(members.as_ptr(), v.as_ptr()) {
+                if !exact || same_value_type(self.py, Ref::of(&member), v) {
                     return Ok(member);
                 }
                 return Err(self.not_a_value(node, v, start));
             }
             // A combination of flags, or a value the class's `_missing_` knows.
-            match ffi::call1(cls, v) {
-                Ok(member) if exact && !same_value_type(self.py, member.as_ptr(), v) => {
+            match ffi::call1(cls.as_ptr(), v.as_ptr()) {
+                Ok(member) if exact && !same_value_type(self.py, Ref::of(&member), v) => {
                     Err(self.not_a_value(node, v, start))
                 }
                 Ok(member) => Ok(member),
                 Err(cause) if is_refusal(self.py, &cause) => {
-                    let what = ffi::repr_string(value.as_ptr());
+                    let what = ffi::repr_string(v.as_ptr());
                     Err(self.refused(node, &what, start, cause))
                 }
                 Err(cause) => Err(cause.into()),
@@ -466,24 +378,24 @@ impl<'a> TypedDecoder<'a> {
     }
 
     #[cold]
-    fn not_a_value(&self, node: usize, value: Obj, start: usize) -> TError {
+    fn not_a_value(&self, node: usize, value: Ref<'_>, start: usize) -> TError {
         // SAFETY: attached; `value` is live.
-        let what = unsafe { ffi::repr_string(value) };
+        let what = unsafe { ffi::repr_string(value.as_ptr()) };
         TError::invalid(
             format!("expected {}, found {what}", self.nodes[node].name),
             start,
         )
     }
 
-    fn literal(&mut self, node: usize, table: Obj) -> TResult<Owned> {
+    fn literal(&mut self, node: usize, table: Ref<'_>) -> TResult<Owned> {
         let start = self.r.pos;
         let value = self.scalar(node)?;
-        // SAFETY: attached; `table` is a dict the plan keeps alive.
+        // SAFETY: attached; `table` is a dict the plan keeps alive, `value` is live.
         unsafe {
             let key = made(ffi::new_tuple(2))?;
             ffi::tuple_set(&key, 0, ffi::type_object(value.as_ptr()));
             ffi::tuple_set(&key, 1, Owned::from_borrowed(value.as_ptr()));
-            if let Some(found) = ffi::dict_get(table, key.as_ptr()) {
+            if let Some(found) = ffi::dict_get(table.as_ptr(), key.as_ptr()) {
                 return Ok(found);
             }
             let what = ffi::repr_string(value.as_ptr());
@@ -494,12 +406,12 @@ impl<'a> TypedDecoder<'a> {
         }
     }
 
-    fn model(&mut self, node: usize, cls: Obj, depth: u32) -> TResult<Owned> {
+    fn model(&mut self, node: usize, cls: Ref<'_>, depth: u32) -> TResult<Owned> {
         let start = self.r.pos;
         let value = self.untyped(self.setup, depth)?;
-        // SAFETY: attached; `cls` is kept alive by the plan.
-        unsafe { ffi::call_method1(cls, self.handles.model_validate, value.as_ptr()) }.map_err(
-            |cause| match pydantic_refusal(self.py, &cause) {
+        // SAFETY: attached; `cls` is kept alive by the plan, `value` is live.
+        unsafe { ffi::call_method1(cls.as_ptr(), self.handles.model_validate, value.as_ptr()) }
+            .map_err(|cause| match pydantic_refusal(self.py, &cause) {
                 Some((message, steps)) => steps
                     .into_iter()
                     .rev()
@@ -507,18 +419,17 @@ impl<'a> TypedDecoder<'a> {
                 None => {
                     self.refused_or_raised(node, "a value its validation refused", start, cause)
                 }
-            },
-        )
+            })
     }
 
-    fn custom(&mut self, node: usize, cls: Obj, depth: u32) -> TResult<Owned> {
+    fn custom(&mut self, node: usize, cls: Ref<'_>, depth: u32) -> TResult<Owned> {
         let start = self.r.pos;
         let value = self.untyped(self.setup, depth)?;
         let Some(hook) = self.dec_hook else {
             return Err(PyTypeError::new_err("dec_hook is needed").into());
         };
         // SAFETY: attached; the hook is kept alive by the caller, `cls` by the plan.
-        unsafe { ffi::call2(hook, cls, value.as_ptr()) }
+        unsafe { ffi::call2(hook.as_ptr(), cls.as_ptr(), value.as_ptr()) }
             .map_err(|cause| self.refused_or_raised(node, "a value dec_hook refused", start, cause))
     }
 
@@ -556,12 +467,12 @@ impl<'a> TypedDecoder<'a> {
         Ok(views.bytes_from_buffer(self.py, flat)?)
     }
 
-    fn numpy(&mut self, node: usize, ndarray: Obj, depth: u32) -> TResult<Owned> {
+    fn numpy(&mut self, node: usize, ndarray: Ref<'_>, depth: u32) -> TResult<Owned> {
         let start = self.r.pos;
         let setup = self.numpy_setup.unwrap_or(self.setup);
         let value = self.untyped(setup, depth)?;
         // SAFETY: attached; both are live.
-        if unsafe { ffi::is_instance(value.as_ptr(), ndarray)? } {
+        if unsafe { ffi::is_instance(value.as_ptr(), ndarray.as_ptr())? } {
             return Ok(value);
         }
         let mut r = Reader {
@@ -616,18 +527,15 @@ fn is_identifier(name: &str) -> bool {
 }
 
 /// Whether the enum member `member`'s value has the type of `value`.
-///
-/// # Safety
-/// Both are live; attached.
 #[cold]
-unsafe fn same_value_type(py: pyo3::Python<'_>, member: Obj, value: Obj) -> bool {
+fn same_value_type(py: pyo3::Python<'_>, member: Ref<'_>, value: Ref<'_>) -> bool {
     use pyo3::prelude::*;
-    // SAFETY: the caller guarantees both pointers are live objects and the thread is attached;
+    // SAFETY: both are live borrowed references on an attached thread (what a `Ref` is);
     // borrowing them for this call keeps them alive as long as the `Bound`s.
     let (member, value) = unsafe {
         (
-            Bound::from_borrowed_ptr(py, member),
-            Bound::from_borrowed_ptr(py, value),
+            Bound::from_borrowed_ptr(py, member.as_ptr()),
+            Bound::from_borrowed_ptr(py, value.as_ptr()),
         )
     };
     member

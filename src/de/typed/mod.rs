@@ -11,6 +11,7 @@ mod decode;
 mod env;
 pub mod error;
 pub mod plan;
+mod policy;
 mod scalars;
 mod text;
 
@@ -21,7 +22,7 @@ use pyo3::types::PyString;
 
 use super::reader::Reader;
 use super::{DeError, Kind, Session, Setup};
-use crate::ffi::{Known, Obj};
+use crate::ffi::{Known, Obj, Ref};
 use crate::opt::{self, Opt};
 use decode::TypedDecoder;
 use plan::TypePlan;
@@ -79,7 +80,7 @@ pub struct Typed<'py> {
     pub has_memoryview: bool,
     plan: Bound<'py, TypePlan>,
     numpy_setup: Option<Setup>,
-    dec_hook: Option<Obj>,
+    dec_hook: Option<Bound<'py, PyAny>>,
     forbid_unknown: bool,
     handles: &'static Handles,
     known: &'static Known,
@@ -136,7 +137,7 @@ impl<'py> Typed<'py> {
             has_memoryview,
             plan,
             numpy_setup,
-            dec_hook: dec_hook.map(|h| h.as_ptr()),
+            dec_hook: dec_hook.cloned(),
             forbid_unknown: opts & opt::FORBID_UNKNOWN_FIELDS != 0,
             handles,
             known: Known::get(py)?,
@@ -165,8 +166,11 @@ impl<'py> Typed<'py> {
             keys: session.keys(),
             known: self.known,
             handles: self.handles,
-            dec_hook: self.dec_hook,
+            dec_hook: self.dec_hook.as_ref().map(Ref::of_bound),
             forbid_unknown: self.forbid_unknown,
+            node: 0,
+            depth: 0,
+            slots: Vec::new(),
         };
         let value = decoder.value(self.plan.get().root, 0)?;
         let end = decoder.r.pos;
@@ -208,8 +212,11 @@ impl<'py> Typed<'py> {
             keys: session.keys(),
             known: self.known,
             handles: self.handles,
-            dec_hook: self.dec_hook,
+            dec_hook: self.dec_hook.as_ref().map(Ref::of_bound),
             forbid_unknown: self.forbid_unknown,
+            node: 0,
+            depth: 0,
+            slots: Vec::new(),
         };
         let node = node.unwrap_or(self.plan.get().root);
         let value = decoder.value(node, depth)?;

@@ -41,6 +41,9 @@ pub struct Class {
     pub required: usize,
 }
 
+// An explicit tag: the decoder tests a node's variant for every item it reads, and a niche
+// in a field would make that a decoding of the field.
+#[repr(u8)]
 pub enum Node {
     Any,
     Int,
@@ -65,7 +68,7 @@ pub enum Node {
     VarTuple(usize),
     Tuple(Vec<usize>),
     Dict(usize, usize),
-    Union(Vec<usize>),
+    Union(Union),
     /// `(type(value), value) -> value` for each value the Literal allows.
     Literal(Py<PyDict>),
     Enum {
@@ -82,7 +85,70 @@ pub enum Node {
     Custom(Py<PyAny>),
 }
 
+/// A union's members, and what its token alone decides (worked out once the plan is complete,
+/// as a recursive class's node is a placeholder while its fields are compiled).
+pub struct Union {
+    pub members: Vec<usize>,
+    /// The member that reads a nil, if any.
+    pub nil: Option<usize>,
+    /// The only member besides `None` (`Optional[T]`): it reads every value but a nil, and
+    /// gives its own error.
+    pub only: Option<usize>,
+}
+
+impl Union {
+    pub fn new(members: Vec<usize>) -> Union {
+        Union {
+            members,
+            nil: None,
+            only: None,
+        }
+    }
+}
+
+/// Works out what each union's token decides, once every node of the plan is final.
+pub fn settle_unions(nodes: &mut [Named]) {
+    for i in 0..nodes.len() {
+        let Node::Union(u) = &nodes[i].node else {
+            continue;
+        };
+        let nil = u
+            .members
+            .iter()
+            .copied()
+            .find(|&m| nodes[m].node.takes_nil());
+        let mut others = u
+            .members
+            .iter()
+            .copied()
+            .filter(|&m| !matches!(nodes[m].node, Node::None));
+        let only = match (others.next(), others.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        };
+        if let Node::Union(u) = &mut nodes[i].node {
+            u.nil = nil;
+            u.only = only;
+        }
+    }
+}
+
 impl Node {
+    /// Whether the node reads its value whole, or tries more than one reading, instead of
+    /// being read by the walk token by token.
+    pub fn reads_whole(&self) -> bool {
+        matches!(
+            self,
+            Node::Any
+                | Node::Union(_)
+                | Node::Enum { .. }
+                | Node::Literal(_)
+                | Node::Model(_)
+                | Node::Custom(_)
+                | Node::Numpy(_)
+        )
+    }
+
     /// Whether the node can make something of a nil (decides how a union reads nil).
     pub fn takes_nil(&self) -> bool {
         matches!(self, Node::None | Node::Any | Node::Custom(_))

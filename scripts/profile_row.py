@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Run one benchmark row's call in a loop, for a profiler: callgrind, perf or plain timing.
+
+Usage (from the repository root, with the benchmark virtualenv):
+
+    .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY [ITERATIONS]
+    valgrind --tool=callgrind --callgrind-out-file=OUT \\
+        .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY ITERATIONS
+
+WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
+``vocab-pack``, ``dataclasses-pack``, ...) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
+``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``). The inputs come from the benchmarks' own
+generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
+``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
+out of the collector's view as the benchmarks freeze theirs.
+
+Instruction counts under callgrind are the same from run to run on a busy machine; the count of
+one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up alone),
+divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind and prints the
+instructions per call. ``--no-gc`` disables the collector around the loop (object creation
+measured without collections). Without a profiler the script prints the median time of one call.
+
+``marshal`` is not a MessagePack library: it makes the same Python objects from its own format
+with the least work CPython has, the floor of any decoder that must build them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import marshal
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _route(n: int) -> Callable[[], Any]:
+    def make() -> Any:
+        from generators import route
+
+        return route(n)
+
+    return make
+
+
+def _document(name: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from conftest import load_document
+
+        return load_document(name)
+
+    return make
+
+
+def _vocabulary() -> Any:
+    from generators import vocabulary
+
+    return vocabulary()
+
+
+def _members() -> Any:
+    from test_rich import make_members
+
+    return make_members(1000)
+
+
+def _records() -> Any:
+    from test_rich import make_records
+
+    return make_records(5000)
+
+
+# name: (input, direction)
+WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
+    **{f"route-unpack-{n}": (_route(n), "unpack") for n in (1, 100, 1000, 10000, 100000)},
+    **{f"route-pack-{n}": (_route(n), "pack") for n in (1, 100, 1000, 10000, 100000)},
+    **{f"{d}-unpack": (_document(d), "unpack") for d in ("github", "twitter", "canada")},
+    **{f"{d}-pack": (_document(d), "pack") for d in ("github", "twitter", "canada")},
+    "vocab-pack": (_vocabulary, "pack"),
+    "vocab-unpack": (_vocabulary, "unpack"),
+    "dataclasses-pack": (_members, "pack"),
+    "records-pack": (_records, "pack"),
+}
+
+
+def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
+    import msgpack  # type: ignore[import-untyped]
+    import msgspec
+    import ormsgpack
+
+    import fastmsgpack
+
+    return {
+        "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
+        "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
+        "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
+        "msgpack": (
+            lambda o: msgpack.packb(o, use_bin_type=True),
+            lambda b: msgpack.unpackb(b, raw=False),
+        ),
+        "marshal": (marshal.dumps, marshal.loads),
+    }
+
+
+def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
+    """Runs the call `iterations` times; returns the median seconds of one call."""
+    make, direction = WORKLOADS[workload]
+    pack, unpack = _libraries()[library]
+    obj = make()
+    if direction == "pack":
+        call: Callable[[], Any] = lambda: pack(obj)
+    else:
+        data = pack(obj)
+        if unpack(data) != obj:
+            raise SystemExit(f"{library}: {workload} does not round-trip")
+        call = lambda: unpack(data)
+    gc.collect()
+    gc.freeze()
+    if no_gc:
+        gc.disable()
+    # Timed in 50 batches, so that the clock's own cost is spread over each batch's calls.
+    batch = max(1, iterations // 50)
+    times = []
+    for _ in range(iterations // batch):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            call()
+        times.append((time.perf_counter() - t0) / batch)
+    gc.enable()
+    times.sort()
+    return times[len(times) // 2] if times else 0.0
+
+
+def _callgrind_total(args: list[str]) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *args],
+            check=True,
+            capture_output=True,
+        )
+        text = Path(out).read_text()
+    match = re.search(r"^totals:\s+(\d+)", text, re.MULTILINE) or re.search(
+        r"^summary:\s+(\d+)", text, re.MULTILINE
+    )
+    if match is None:
+        raise SystemExit("no totals in the callgrind output")
+    return int(match.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("library")
+    parser.add_argument("iterations", type=int, nargs="?", default=200)
+    parser.add_argument("--no-gc", action="store_true", help="the collector off around the loop")
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="instructions per call: callgrind runs of ITERATIONS and 0 calls, subtracted",
+    )
+    ns = parser.parse_args()
+    if ns.callgrind:
+        base = [sys.executable, __file__, ns.workload, ns.library]
+        extra = ["--no-gc"] if ns.no_gc else []
+        full = _callgrind_total([*base, str(ns.iterations), *extra])
+        empty = _callgrind_total([*base, "0", *extra])
+        per_call = (full - empty) / ns.iterations
+        print(f"{ns.workload} {ns.library}: {per_call:,.0f} instructions per call")
+        return
+    median = run(ns.workload, ns.library, ns.iterations, ns.no_gc)
+    print(f"{ns.workload} {ns.library}: median {median * 1e6:,.3f} us per call")
+
+
+if __name__ == "__main__":
+    main()
