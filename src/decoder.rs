@@ -77,8 +77,7 @@ impl Decoder {
             dec_hook.as_ref(),
             self.opts,
             ext_hook.as_ref(),
-            // The typed decoder takes the input as a raw pointer: it is `data`, held by the call.
-            source.map(Ref::as_ptr),
+            source,
         )?;
         let mut holder = None;
         let input = de::input_of(py, data, &mut holder, "Decoder.decode() argument")?;

@@ -20,7 +20,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::ffi::{self, InputBuffer, Known, Numpy, Obj, Owned, Ref};
+use crate::ffi::{self, InputBuffer, Known, Numpy, Owned, Ref};
 use crate::opt;
 use crate::opt::Opt;
 use keycache::KEY_CACHE;
@@ -154,8 +154,7 @@ pub fn unpackb_typed<'py>(
     buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let source = source_of(data, opts);
-    // The typed decoder takes the input as a raw pointer: it is `data`, held by this call.
-    let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source.map(Ref::as_ptr))?;
+    let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
     // A memoryview field views the input, as bins do with OPT_BIN_MEMORYVIEW.
@@ -187,21 +186,6 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// [`Setup::of`] for a caller that has the input object as a pointer (the typed decoder):
-    /// `source` is the input object of the call, which the caller holds for the call.
-    pub fn new(
-        py: Python<'_>,
-        opts: Opt,
-        ext_hook: Option<&Bound<'_, PyAny>>,
-        source: Option<Obj>,
-    ) -> PyResult<Setup> {
-        // SAFETY: `source` is the argument `data` of the call being served (`unpackb_typed` and
-        // `Decoder.decode` take it from `data`, and the typed decoder passes it on unchanged),
-        // which Python holds until the call returns; the thread is attached (`py`).
-        let source = source.map(|obj| unsafe { Ref::new(obj) });
-        Setup::of(py, opts, ext_hook, source)
-    }
-
     /// The set-up for `opts`, with `ext_hook` and `source` (the input object, when raw numpy
     /// arrays may view it in place); the set-up holds both.
     pub fn of(
