@@ -20,6 +20,10 @@ divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind an
 instructions per call. ``--no-gc`` disables the collector around the loop (object creation
 measured without collections). Without a profiler the script prints the median time of one call.
 
+With ``FASTMSGPACK_BASELINE`` naming another build's extension module (as ``scripts/bench
+--baseline`` does, ``benchmarks/baseline.py``), LIBRARY ``fastmsgpack-before`` is that build, for
+instruction counts of one change, before and after.
+
 ``marshal`` is not a MessagePack library: it makes the same Python objects from its own format
 with the least work CPython has, the floor of any decoder that must build them.
 """
@@ -83,8 +87,13 @@ def _records() -> Any:
 WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     **{f"route-unpack-{n}": (_route(n), "unpack") for n in (1, 100, 1000, 10000, 100000)},
     **{f"route-pack-{n}": (_route(n), "pack") for n in (1, 100, 1000, 10000, 100000)},
-    **{f"{d}-unpack": (_document(d), "unpack") for d in ("github", "twitter", "canada")},
-    **{f"{d}-pack": (_document(d), "pack") for d in ("github", "twitter", "canada")},
+    **{
+        f"{d}-unpack": (_document(d), "unpack")
+        for d in ("github", "twitter", "canada", "citm_catalog")
+    },
+    **{
+        f"{d}-pack": (_document(d), "pack") for d in ("github", "twitter", "canada", "citm_catalog")
+    },
     "vocab-pack": (_vocabulary, "pack"),
     "vocab-unpack": (_vocabulary, "unpack"),
     "dataclasses-pack": (_members, "pack"),
@@ -99,7 +108,7 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 
     import fastmsgpack
 
-    return {
+    libraries: dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]] = {
         "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
         "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
         "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
@@ -109,6 +118,11 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
         ),
         "marshal": (marshal.dumps, marshal.loads),
     }
+    if os.environ.get("FASTMSGPACK_BASELINE"):
+        from baseline import BEFORE
+
+        libraries["fastmsgpack-before"] = (BEFORE.packb, BEFORE.unpackb)
+    return libraries
 
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
