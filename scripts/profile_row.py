@@ -14,9 +14,10 @@ generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs.
 
-Instruction counts under callgrind are the same from run to run on a busy machine; the count of
-one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up alone),
-divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind and prints the
+Instruction counts under callgrind are the same from run to run on a busy machine (with
+``--callgrind`` the runs share one ``PYTHONHASHSEED``, which the dicts' probes depend on); the
+count of one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up
+alone), divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind and prints the
 instructions per call. ``--no-gc`` disables the collector around the loop (object creation
 measured without collections). Without a profiler the script prints the median time of one call.
 
@@ -157,10 +158,13 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
 def _callgrind_total(args: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
+        # One hash seed for every run: with str hashes drawn anew, the probes of the dicts
+        # being built vary by a few percent from run to run.
         subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *args],
             check=True,
             capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )
         text = Path(out).read_text()
     match = re.search(r"^totals:\s+(\d+)", text, re.MULTILINE) or re.search(
