@@ -549,7 +549,8 @@ impl MapTable {
         // Stored while the lock is held: no other thread stores it, before or after.
         self.done
             .store(Box::into_raw(entries).cast::<Entry>(), Ordering::Release);
-        self.done().ok_or(DeError::input(Kind::Empty, header.start))
+        self.done()
+            .ok_or_else(|| DeError::input(Kind::Empty, header.start))
     }
 
     /// The first entry whose key is the str of UTF-8 bytes `key`, reading no further into the
