@@ -501,7 +501,7 @@ pub struct MapTable {
     /// The entries the header declares.
     len: usize,
     /// The first entry of each str key, made at the first look-up in a large map read whole.
-    index: OnceLock<HashMap<Box<[u8]>, usize>>,
+    index: OnceLock<Box<HashMap<Box<[u8]>, usize>>>,
 }
 
 impl MapTable {
@@ -591,7 +591,7 @@ impl MapTable {
                     index.entry(Box::from(text)).or_insert(i);
                 }
             }
-            index
+            Box::new(index)
         });
         Ok(index.get(key).and_then(|&i| done.get(i)).copied())
     }
