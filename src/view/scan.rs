@@ -33,6 +33,10 @@ pub struct Span {
 /// The most spans [`Spans::check`] makes room for before it has seen the document.
 const SPANS_RESERVED: usize = 1 << 20;
 
+/// The fewest spans [`Spans::check`] makes room for (a small document's table is never
+/// grown).
+const SPANS_MIN: usize = 64;
+
 /// Every container of a checked document, in the order of their headers.
 #[derive(Default)]
 pub struct Spans {
@@ -75,12 +79,16 @@ impl Spans {
         }
         // Room for a container every 16 bytes (up to a million) from the start: growing the
         // table by doubling copied it over and over, a tenth of the check's time.
-        let room = (data.len() / 16).min(SPANS_RESERVED);
+        let room = (data.len() / 16).clamp(SPANS_MIN, SPANS_RESERVED);
         let mut spans = Spans {
             spans: Vec::with_capacity(room),
         };
         skip::check_one_with(data, &mut spans)?;
-        spans.spans.shrink_to_fit();
+        // Room left unused is given back only when it is much: on a small document, shrinking
+        // the table moved it once more than making it did.
+        if spans.spans.capacity() - spans.spans.len() > SPANS_MIN {
+            spans.spans.shrink_to_fit();
+        }
         Ok(spans)
     }
 
