@@ -15,12 +15,15 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::doc::lock;
 
+/// The views kept, by item index.
+type Kept = HashMap<usize, Py<PyAny>>;
+
 /// The views of a container's items, by item index.
 #[derive(Default)]
 pub struct Kids {
     /// Made at the first view kept: an empty map took a sixth of the memory of a view, cleared
     /// and moved at every view made.
-    kept: Mutex<Option<Box<HashMap<usize, Py<PyAny>>>>>,
+    kept: Mutex<Option<Box<Kept>>>,
     /// Whether any view was kept: most containers keep none, and are then read (and gone
     /// over by the garbage collector) without taking the lock.
     any: AtomicBool,

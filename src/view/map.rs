@@ -66,7 +66,7 @@ impl MapView {
             if entry.text.is_some() && !key.is_instance_of::<PyString>() {
                 continue;
             }
-            if self.key(py, &entry)?.eq(key)? {
+            if self.key(py, entry)?.eq(key)? {
                 return Ok(Some(*entry));
             }
         }
@@ -203,7 +203,7 @@ impl MapView {
         let depth = self.place.header.depth + 1;
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, entries.len(), |i| {
-                let e = nth(&entries, i)?;
+                let e = nth(entries, i)?;
                 reading.key(e.key, depth).map_err(DeError::into_pyerr)
             })
         })
@@ -214,7 +214,7 @@ impl MapView {
         let doc = self.place.doc();
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, entries.len(), |i| {
-                self.value_in(py, nth(&entries, i)?, reading)
+                self.value_in(py, nth(entries, i)?, reading)
             })
         })
     }
@@ -225,7 +225,7 @@ impl MapView {
         let depth = self.place.header.depth + 1;
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, entries.len(), |i| {
-                let e = nth(&entries, i)?;
+                let e = nth(entries, i)?;
                 let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
                 let value = self.value_in(py, e, reading)?;
                 ffi::pair(key, value)

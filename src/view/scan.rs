@@ -509,6 +509,8 @@ pub struct MapTable {
     /// The entries the header declares.
     len: usize,
     /// The first entry of each str key, made at the first look-up in a large map read whole.
+    // Boxed so that the table of every map, most of which never make it, stays small.
+    #[allow(clippy::box_collection)]
     index: OnceLock<Box<HashMap<Box<[u8]>, usize>>>,
 }
 
