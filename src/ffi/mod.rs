@@ -44,7 +44,7 @@ pub use datetime::*;
 pub use dict_iter::DictIter;
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
-pub use gc::{untrack_atomic_dict, GcPause};
+pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
 pub use known::{compat_ext_type, set_compat_ext_type, Known};
 pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
