@@ -72,6 +72,28 @@ unsafe fn read_field(obj: Ref<'_>, dict: Option<&Owned>, name: Obj) -> Res<Owned
 /// # Safety
 /// `ty` is a live dataclass type; the thread is attached.
 unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
+    // SAFETY: the memo holds the tuple; a new reference is taken before it could be replaced.
+    if let Some(names) = cx.dataclass_names.get(ty.cast(), |names| unsafe {
+        Owned::from_borrowed(names.as_ptr())
+    }) {
+        return Ok(names);
+    }
+    // SAFETY: `ty` is a live dataclass type and the thread is attached (this function's
+    // precondition); `ty` is not in the memo.
+    unsafe {
+        let names = names_of(ty, cx)?;
+        cx.dataclass_names
+            .put(ty.cast(), Owned::from_borrowed(names.as_ptr()));
+        Ok(names)
+    }
+}
+
+/// [`field_names`] past this call's memo.
+///
+/// # Safety
+/// `ty` is a live dataclass type; the thread is attached.
+#[inline(never)]
+unsafe fn names_of(ty: Obj, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.
     unsafe {
