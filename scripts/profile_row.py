@@ -9,7 +9,9 @@ Usage (from the repository root, with the benchmark virtualenv):
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
 ``vocab-pack``, ``dataclasses-pack``, ...) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
-``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``). The inputs come from the benchmarks' own
+``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, and ``fastmsgpack-before`` when the
+environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
+``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the benchmarks' own
 generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs.
@@ -20,7 +22,8 @@ divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind an
 instructions per call. ``--no-gc`` disables the collector around the loop (object creation
 measured without collections). Without a profiler the script prints the median time of one call.
 
-``marshal`` is not a MessagePack library: it makes the same Python objects from its own format
+``noop`` calls ``len`` on the packed bytes (or the object): the loop's and the call's own cost,
+to subtract from the others. ``marshal`` is not a MessagePack library: it makes the same Python objects from its own format
 with the least work CPython has, the floor of any decoder that must build them.
 """
 
@@ -96,11 +99,14 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     import msgpack  # type: ignore[import-untyped]
     import msgspec
     import ormsgpack
+    from baseline import BEFORE
 
     import fastmsgpack
 
+    before = {"fastmsgpack-before": (BEFORE.packb, BEFORE.unpackb)} if BEFORE is not None else {}
     return {
         "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
+        **before,
         "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
         "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
         "msgpack": (
@@ -108,6 +114,9 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
             lambda b: msgpack.unpackb(b, raw=False),
         ),
         "marshal": (marshal.dumps, marshal.loads),
+        # A call that does nothing: `len` of the packed bytes (one argument, a C function), the
+        # cost of the loop and of calling into an extension function, shared by every library.
+        "noop": (fastmsgpack.packb, len),
     }
 
 
@@ -120,7 +129,7 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
         call: Callable[[], Any] = lambda: pack(obj)
     else:
         data = pack(obj)
-        if unpack(data) != obj:
+        if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
         call = lambda: unpack(data)
     gc.collect()
@@ -147,6 +156,9 @@ def _callgrind_total(args: list[str]) -> int:
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *args],
             check=True,
             capture_output=True,
+            # One hash seed for both runs: the set-up's dicts and sets then take the same steps
+            # (with random seeds the two runs' set-up differed by up to 1M instructions).
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )
         text = Path(out).read_text()
     match = re.search(r"^totals:\s+(\d+)", text, re.MULTILINE) or re.search(
