@@ -10,6 +10,7 @@ mod bytearray;
 mod call;
 mod containers;
 mod datetime;
+mod dict_cursor;
 mod dict_iter;
 mod exact;
 mod fastcall;
@@ -41,6 +42,7 @@ pub use call::{
 };
 pub use containers::*;
 pub use datetime::*;
+pub use dict_cursor::DictCursor;
 pub use dict_iter::DictIter;
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
