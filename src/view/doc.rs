@@ -127,6 +127,12 @@ impl Doc {
         }
     }
 
+    /// Whether the document holds objects that may refer back to its views (hooks, a type),
+    /// so that its views must be seen by the garbage collector.
+    pub fn refers_out(&self) -> bool {
+        self.setup.ext_hook().is_some() || self.dec_hook.is_some() || self.plan.is_some()
+    }
+
     pub fn opts(&self) -> Opt {
         self.setup.opts()
     }
