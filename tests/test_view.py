@@ -392,6 +392,30 @@ def test_views_without_hooks_are_left_to_reference_counting() -> None:
         assert gc.is_tracked(hooked["children"])
 
 
+class _BytesWithAttributes(bytes):
+    """Bytes that can hold an attribute, such as a view of themselves."""
+
+
+class _Sentinel:
+    pass
+
+
+@pytest.mark.parametrize("through", ["bytes subclass", "memoryview", "child view"])
+def test_cycles_through_the_input_are_collected(through: str) -> None:
+    """A view keeps its input; an input that refers back to a view of itself (through an
+    attribute) forms a cycle, which the garbage collector frees like any other."""
+    data: Any = _BytesWithAttributes(PACKED)
+    view = View(memoryview(data) if through == "memoryview" else data)
+    assert gc.is_tracked(view)
+    data.view = view["children"] if through == "child view" else view
+    sentinel = _Sentinel()
+    data.sentinel = sentinel
+    gone = weakref.ref(sentinel)
+    del data, view, sentinel
+    gc.collect()
+    assert gone() is None, f"a cycle through the input ({through}) was not collected"
+
+
 def test_items_of_a_long_array_in_any_order() -> None:
     """Items are found again from the starts kept every few items, in any order of reads."""
     items: list[Any] = [i if i % 3 else {"i": i, "p": [i, -i]} for i in range(1000)]
