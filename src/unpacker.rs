@@ -73,9 +73,6 @@ pub struct Unpacker {
     /// the start of the next one, in a stream of large objects: the scanner then waits for it
     /// whole, rather than decoding its start to throw it away.
     last_len: usize,
-    /// A direct decode of the object at `head` ran out of bytes: it is not tried again for that
-    /// object, so that feeding a large object in pieces costs time in proportion to its size.
-    tried_direct: bool,
 }
 
 /// The extent of a complete object in the buffer.
@@ -238,7 +235,6 @@ impl Unpacker {
     fn consume(&mut self, extent: &Extent) {
         self.consumed += (extent.end - extent.start) as u64;
         self.head = extent.end;
-        self.tried_direct = false;
         if self.head == self.buf.len() {
             self.buf.clear();
             self.head = 0;
@@ -337,11 +333,6 @@ impl Unpacker {
     /// on from call to call until the object is complete. Not when `direct` is false (a hook is
     /// set): a decode that ran out of bytes would have called the hook for values that are
     /// decoded again.
-    ///
-    /// The scanner also looks for the end of an object whose start came with fewer bytes than
-    /// the last object had (in a stream of large objects, most often the start of the next one).
-    /// Once as many bytes as that are held, the object is decoded directly, once: the scanner
-    /// has then read only its start, not all of it before the decoder reads it again.
     fn next_with<'py>(
         &mut self,
         py: Python<'py>,
@@ -349,7 +340,8 @@ impl Unpacker {
         decode: impl Fn(&[u8], bool) -> Result<(Bound<'py, PyAny>, usize), Failure>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let held = self.held();
-        if direct && !self.tried_direct && self.broken.is_none() && held >= self.last_len.max(1) {
+        if direct && self.scanner.is_idle() && self.broken.is_none() && held >= self.last_len.max(1)
+        {
             // On an error, the scanner finds where the object ends (or waits for it) and the
             // decoder below raises the error again once the object is whole.
             if let Ok((obj, len)) = decode(&self.buf[self.head..], false) {
@@ -359,12 +351,8 @@ impl Unpacker {
                 };
                 self.consume(&extent);
                 self.last_len = len;
-                if !self.scanner.is_idle() {
-                    self.scanner.reset();
-                }
                 return Ok(Some(obj));
             }
-            self.tried_direct = true;
         }
         let Some(extent) = self.next_extent(py, true)? else {
             return Ok(None);
@@ -483,7 +471,6 @@ impl Unpacker {
             buffers,
             registry,
             last_len: 0,
-            tried_direct: false,
         })
     }
 

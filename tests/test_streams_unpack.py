@@ -440,34 +440,3 @@ def test_large_objects_then_small_ones_in_pieces_give_every_object() -> None:
     assert next(unpacker) == 1
     with pytest.raises(MsgpackDecodeError):
         next(unpacker)
-
-
-def test_an_object_the_scanner_began_is_read_whole_once_its_bytes_are_held() -> None:
-    # After a large object, the start of the next one is scanned; once as many bytes as the last
-    # object had are held, it is decoded directly, and the scanner starts afresh on the object
-    # after it (here cut after its own first bytes), typed or not.
-    def rows(n: int, tag: str) -> list[dict[str, Any]]:
-        return [{"id": i, "name": f"{tag}{i}", "tags": ["a", "b"]} for i in range(n)]
-
-    values: list[Any] = [rows(400, "a"), rows(401, "b"), rows(399, "c"), [], rows(2, "d")]
-    packed = [fastmsgpack.packb(v) for v in values]
-    data = b"".join(packed)
-    first, second = len(packed[0]), len(packed[1])
-    cuts = [first + 300, first + second + 200, first + second + 201, len(data) - 1, len(data)]
-    for kind in (None, list[dict[str, Any]]):
-        unpacker = Unpacker(type=kind)
-        got: list[Any] = []
-        start = 0
-        for end in cuts:
-            unpacker.feed(data[start:end])
-            got.extend(unpacker)
-            start = end
-        assert got == values
-    # A malformed object after the scanned start is still reported where it is.
-    bad = packed[0] + packed[1][:-1] + b"\xc1"
-    unpacker = Unpacker()
-    unpacker.feed(bad[: first + 10])
-    assert list(unpacker) == [values[0]]
-    unpacker.feed(bad[first + 10 :])
-    with pytest.raises(MsgpackDecodeError, match=f"UTF-8 at byte offset {len(bad) - 2}"):
-        next(unpacker)

@@ -63,12 +63,6 @@ impl Scanner {
         self.0.scanned()
     }
 
-    /// Forgets the object being scanned (it was read another way).
-    #[inline]
-    pub fn reset(&mut self) {
-        self.0.reset();
-    }
-
     /// [`scan::Scanner::least_len`].
     #[cold]
     pub fn least_len(&self, data: &[u8]) -> u64 {

@@ -26,7 +26,6 @@ impl Unpacker {
         self.head += n;
         self.consumed += n as u64;
         self.scanner = Scanner::default();
-        self.tried_direct = false;
         if self.head == self.buf.len() {
             self.buf.clear();
             self.head = 0;
