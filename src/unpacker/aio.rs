@@ -40,8 +40,10 @@ impl AsyncObjects {
         }
     }
 
-    fn __aiter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    // Itself, unborrowed (as `__await__` and `__iter__`): a borrow would fail while another
+    // thread decodes.
+    fn __aiter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
     }
 
     /// Itself, holding the next object, when the bytes held have it whole; else the coroutine
@@ -73,14 +75,14 @@ impl AsyncObjects {
         Ok(slf.clone().into_any())
     }
 
-    fn __await__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __await__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
     }
 
     /// Itself: `yield from` (asyncio's wrapper of an awaitable that is not a coroutine) iterates
     /// what `__await__` returns.
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
     }
 
     /// The object, as `StopIteration(obj)`, for a caller that drives the awaitable by hand (an
