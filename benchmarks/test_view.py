@@ -78,30 +78,27 @@ def ten_fields_protobuf(r: Any) -> tuple[Any, ...]:
     )
 
 
-# The view classes of this build and, with ``scripts/bench --baseline``, of the earlier one.
-MAP_VIEWS: tuple[Any, ...] = (MapView,)
-ARRAY_VIEWS: tuple[Any, ...] = (ArrayView,)
-if BEFORE is not None and hasattr(BEFORE, "_view"):
-    MAP_VIEWS += (BEFORE.MapView,)
-    ARRAY_VIEWS += (BEFORE.ArrayView,)
+def walk_of(map_type: type[Any], array_type: type[Any]) -> Callable[[Any], Any]:
+    """A walk reading every value, as dicts and lists, of maps of ``map_type`` and arrays of
+    ``array_type``: the views of one build, or (``walk_plain``) the dicts and lists ``unpackb``
+    made. Every walk is this same code, testing one class per ``isinstance``.
+    """
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, map_type):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, array_type):
+            return [walk(v) for v in value]
+        return value
+
+    return walk
 
 
-def walk(value: Any) -> Any:
-    """Every value of a view, read, as dicts and lists."""
-    if isinstance(value, MAP_VIEWS):
-        return {k: walk(v) for k, v in value.items()}
-    if isinstance(value, ARRAY_VIEWS):
-        return [walk(v) for v in value]
-    return value
+walk = walk_of(MapView, ArrayView)
 
 
-def walk_plain(value: Any) -> Any:
-    """The same walk over dicts and lists."""
-    if isinstance(value, dict):
-        return {k: walk_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [walk_plain(v) for v in value]
-    return value
+walk_plain = walk_of(dict, list)
+"""The same walk over dicts and lists."""
 
 
 PACKED = {n: fastmsgpack.packb(route(n)) for n in ROUTE_SIZES}
@@ -125,7 +122,8 @@ WALK: dict[str, Callable[[int], Callable[[], Any]]] = {
 
 if BEFORE is not None and hasattr(BEFORE, "_view"):
     READ10[BEFORE_NAME] = lambda n: lambda: ten_fields(BEFORE._view(PACKED[n]))
-    WALK[BEFORE_NAME] = lambda n: lambda: walk(BEFORE._view(PACKED[n]))
+    walk_before = walk_of(BEFORE.MapView, BEFORE.ArrayView)
+    WALK[BEFORE_NAME] = lambda n: lambda: walk_before(BEFORE._view(PACKED[n]))
 
 
 def _label(benchmark: Any, group: str, library: str, n: int) -> None:

@@ -9,19 +9,27 @@ Usage (from the repository root, with the benchmark virtualenv):
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
 ``vocab-pack``, ``dataclasses-pack``, ...) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
-``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``). The inputs come from the benchmarks' own
-generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
+``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when
+the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
+``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the
+benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs.
 
 Instruction counts under callgrind are the same from run to run on a busy machine; the count of
 one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up alone),
-divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind and prints the
-instructions per call. ``--no-gc`` disables the collector around the loop (object creation
-measured without collections). Without a profiler the script prints the median time of one call.
+divided by ITERATIONS. ``--callgrind`` does that: it runs both under valgrind (both with
+``PYTHONHASHSEED=0``) and prints the instructions per call. ``--cachegrind`` does the same with
+cachegrind's cache and branch simulation: per call, the instructions (Ir), first-level instruction
+and data cache misses (I1mr, D1mr, D1mw), last-level misses, and conditional and indirect branches
+with their mispredictions (Bc, Bcm, Bi, Bim). ``--no-gc`` disables the collector around the loop
+(object creation measured without collections). Without a profiler the script prints the median
+time of one call.
 
-``marshal`` is not a MessagePack library: it makes the same Python objects from its own format
-with the least work CPython has, the floor of any decoder that must build them.
+``noop`` calls ``len`` on the packed bytes (or the object): the loop's and the call's own cost, to
+subtract from the others. ``marshal`` is not a MessagePack library: it makes the same Python
+objects from its own format with the least work CPython has, though not always with fewer
+instructions than a MessagePack decoder.
 """
 
 from __future__ import annotations
@@ -96,11 +104,14 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     import msgpack  # type: ignore[import-untyped]
     import msgspec
     import ormsgpack
+    from baseline import BEFORE
 
     import fastmsgpack
 
+    before = {"fastmsgpack-before": (BEFORE.packb, BEFORE.unpackb)} if BEFORE is not None else {}
     return {
         "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
+        **before,
         "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
         "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
         "msgpack": (
@@ -108,6 +119,9 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
             lambda b: msgpack.unpackb(b, raw=False),
         ),
         "marshal": (marshal.dumps, marshal.loads),
+        # A call that does nothing: `len` of the packed bytes (one argument, a C function), the
+        # cost of the loop and of calling into an extension function, shared by every library.
+        "noop": (fastmsgpack.packb, len),
     }
 
 
@@ -120,7 +134,7 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
         call: Callable[[], Any] = lambda: pack(obj)
     else:
         data = pack(obj)
-        if unpack(data) != obj:
+        if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
         call = lambda: unpack(data)
     gc.collect()
@@ -140,6 +154,25 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     return times[len(times) // 2] if times else 0.0
 
 
+def _cachegrind_events(args: list[str]) -> dict[str, int]:
+    """The summary events of a cachegrind run (instructions, cache misses, branch mispredictions)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cachegrind.out")
+        subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--branch-sim=yes", f"--cachegrind-out-file={out}"]
+            + args,
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        text = Path(out).read_text()
+    events = re.search(r"^events:\s+(.*)$", text, re.MULTILINE)
+    summary = re.search(r"^summary:\s+(.*)$", text, re.MULTILINE)
+    if events is None or summary is None:
+        raise SystemExit("no summary in the cachegrind output")
+    return dict(zip(events.group(1).split(), map(int, summary.group(1).split()), strict=True))
+
+
 def _callgrind_total(args: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
@@ -147,6 +180,9 @@ def _callgrind_total(args: list[str]) -> int:
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *args],
             check=True,
             capture_output=True,
+            # One hash seed for both runs: the set-up's dicts and sets then take the same steps
+            # (with random seeds the two runs' set-up differed by up to 1M instructions).
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )
         text = Path(out).read_text()
     match = re.search(r"^totals:\s+(\d+)", text, re.MULTILINE) or re.search(
@@ -168,7 +204,21 @@ def main() -> None:
         action="store_true",
         help="instructions per call: callgrind runs of ITERATIONS and 0 calls, subtracted",
     )
+    parser.add_argument(
+        "--cachegrind",
+        action="store_true",
+        help="simulated cache misses and mispredicted branches per call, subtracted as --callgrind",
+    )
     ns = parser.parse_args()
+    if ns.cachegrind:
+        base = [sys.executable, __file__, ns.workload, ns.library]
+        extra = ["--no-gc"] if ns.no_gc else []
+        full_events = _cachegrind_events([*base, str(ns.iterations), *extra])
+        empty_events = _cachegrind_events([*base, "0", *extra])
+        per_call = {k: (v - empty_events[k]) / ns.iterations for k, v in full_events.items()}
+        shown = " ".join(f"{k}={v:,.0f}" for k, v in per_call.items())
+        print(f"{ns.workload} {ns.library}: {shown} per call")
+        return
     if ns.callgrind:
         base = [sys.executable, __file__, ns.workload, ns.library]
         extra = ["--no-gc"] if ns.no_gc else []

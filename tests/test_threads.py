@@ -9,6 +9,7 @@ states, a freed object's memory or stray bytes would fail the checks.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import sysconfig
 import threading
@@ -264,6 +265,48 @@ def test_sorted_dict_values_replaced_while_packed() -> None:
         got = decode(data)
         assert list(got) == sorted(shared)
         check_one_state([check_value(i, got[f"key{i:02}"]) for i in range(keys)], keys)
+
+
+@dataclasses.dataclass
+class Fields:
+    """Eight fields, each None when its attribute is absent from the instance dict."""
+
+    f0: Any = None
+    f1: Any = None
+    f2: Any = None
+    f3: Any = None
+    f4: Any = None
+    f5: Any = None
+    f6: Any = None
+    f7: Any = None
+
+
+def test_dataclass_fields_replaced_and_reordered_while_packed() -> None:
+    # The instance dict is walked in order beside the field names: replaced values, entries
+    # moved to the end (absent for a moment: the class default None is read) and tables rebuilt
+    # must never give a field another field's value, a freed one, or lose a field.
+    fields = 8
+    shared = Fields(*(value_for(i, -1) for i in range(fields)))
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        setattr(shared, f"f{g % fields}", value_for(g % fields, g))
+        if step % 7 == 0:
+            entries = vars(shared)
+            name = f"f{step % fields}"
+            entries[name] = entries.pop(name)
+        if step % 53 == 0:
+            for i in range(64):
+                setattr(shared, f"burst{i}", i)
+            for i in range(64):
+                delattr(shared, f"burst{i}")
+
+    for data in race(lambda: fastmsgpack.packb(shared), mutate):
+        got = decode(data)
+        assert list(got) == [f"f{i}" for i in range(fields)]
+        for i in range(fields):
+            if got[f"f{i}"] is not None:
+                check_value(i, got[f"f{i}"])
 
 
 def test_free_threaded_build_runs_without_the_gil() -> None:

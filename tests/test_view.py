@@ -377,6 +377,45 @@ def test_cycles_through_hooks_are_collected() -> None:
         assert gone() is None
 
 
+def test_views_without_hooks_are_left_to_reference_counting() -> None:
+    """A view of a document read with no hook and no type cannot be part of a cycle: the
+    garbage collector does not track it (reference counting frees it). With a hook or a type
+    every view is tracked, so that cycles through them are found (the test above)."""
+    view = View(PACKED)
+    children = view["children"]
+    assert not gc.is_tracked(view)
+    assert not gc.is_tracked(children)
+    assert not any(gc.is_tracked(v) for v in children)
+    assert walk(view) == unpackb(PACKED)
+    for hooked in (View(PACKED, ext_hook=lambda c, d: d), View(PACKED, type=Route)):
+        assert gc.is_tracked(hooked)
+        assert gc.is_tracked(hooked["children"])
+
+
+class _BytesWithAttributes(bytes):
+    """Bytes that can hold an attribute, such as a view of themselves."""
+
+
+class _Sentinel:
+    pass
+
+
+@pytest.mark.parametrize("through", ["bytes subclass", "memoryview", "child view"])
+def test_cycles_through_the_input_are_collected(through: str) -> None:
+    """A view keeps its input; an input that refers back to a view of itself (through an
+    attribute) forms a cycle, which the garbage collector frees like any other."""
+    data: Any = _BytesWithAttributes(PACKED)
+    view = View(memoryview(data) if through == "memoryview" else data)
+    assert gc.is_tracked(view)
+    data.view = view["children"] if through == "child view" else view
+    sentinel = _Sentinel()
+    data.sentinel = sentinel
+    gone = weakref.ref(sentinel)
+    del data, view, sentinel
+    gc.collect()
+    assert gone() is None, f"a cycle through the input ({through}) was not collected"
+
+
 def test_items_of_a_long_array_in_any_order() -> None:
     """Items are found again from the starts kept every few items, in any order of reads."""
     items: list[Any] = [i if i % 3 else {"i": i, "p": [i, -i]} for i in range(1000)]

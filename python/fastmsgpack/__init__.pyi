@@ -312,7 +312,20 @@ class Fragment:
     @property
     def contents(self) -> bytes: ...
 
-class View(metaclass=abc.ABCMeta):
+class _ViewType(abc.ABCMeta):
+    def __call__(
+        cls,
+        data: Buffer,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        type: Any = None,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        validate: bool = True,
+    ) -> Any: ...
+
+class View(metaclass=_ViewType):
     """A lazy, read-only view of one MessagePack object: a ``MapView`` for a map, an
     ``ArrayView`` for an array, any other value decoded as ``unpackb`` would."""
 

@@ -13,7 +13,15 @@ from fastmsgpack._fastmsgpack import (
 )
 
 
-class View(abc.ABC):
+class _ViewType(abc.ABCMeta):
+    """The type of ``View``: ``View(data, ...)`` calls the extension directly, so that making a
+    view runs no Python frame (a ``__new__`` in Python took more time than the view itself on a
+    small document)."""
+
+    __call__ = staticmethod(_view)
+
+
+class View(metaclass=_ViewType):
     """A lazy, read-only view of the one MessagePack object in ``data``.
 
     ``View(data)`` gives a ``MapView`` (a ``Mapping``) for a map, an ``ArrayView`` (a
@@ -34,6 +42,8 @@ class View(abc.ABC):
         dec_hook: Any = None,
         validate: bool = True,
     ) -> Any:
+        # Not called by ``View(...)`` (see ``_ViewType``): the signature it takes, and the same
+        # call for ``View.__new__(View, data)``.
         return _view(
             data,
             option=option,

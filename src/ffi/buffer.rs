@@ -5,7 +5,7 @@
 use std::mem::MaybeUninit;
 
 use pyo3::ffi;
-use pyo3::PyErr;
+use pyo3::{Bound, Py, PyAny, PyErr, Python};
 
 use super::Obj;
 
@@ -122,6 +122,80 @@ impl Drop for InputBuffer {
             // SAFETY: the view came from a successful `PyObject_GetBuffer`, released once here;
             // the decoder holds the GIL for its whole run.
             unsafe { ffi::PyBuffer_Release(&mut **view) }
+        }
+    }
+}
+
+/// An input buffer kept by an object that the garbage collector goes over (a view's document).
+///
+/// An export's reference to its exporter is invisible to the collector while it sits in the
+/// `Py_buffer`; kept here, it is held as `exporter` instead, so that the keeper's `__traverse__`
+/// can visit it: an exporter that refers back to the keeper (a `bytes` subclass with an attribute
+/// holding a view of itself) is then collected with it.
+pub enum KeptBuffer {
+    Exported {
+        /// The export, its `obj` null while kept: the reference is `exporter`'s.
+        view: Box<ffi::Py_buffer>,
+        exporter: Option<Py<PyAny>>,
+    },
+    Copied(Vec<u8>),
+}
+
+impl InputBuffer {
+    /// This buffer, to be kept by an object whose `__traverse__` visits
+    /// [`KeptBuffer::exporter`].
+    pub fn keep(self, py: Python<'_>) -> KeptBuffer {
+        let this = std::mem::ManuallyDrop::new(self);
+        match &*this {
+            // SAFETY: `this` is never dropped, so each field is read out of it exactly once.
+            InputBuffer::Copied(data) => KeptBuffer::Copied(unsafe { std::ptr::read(data) }),
+            InputBuffer::Exported(view) => {
+                // SAFETY: as above.
+                let mut view = unsafe { std::ptr::read(view) };
+                let obj = std::mem::replace(&mut view.obj, std::ptr::null_mut());
+                // SAFETY: a successful export owns one strong reference to `obj` (or holds
+                // null); that reference moves into `exporter` and goes back into the view
+                // before it is released (`Drop`).
+                let exporter = unsafe { Bound::from_owned_ptr_or_opt(py, obj) }.map(Bound::unbind);
+                KeptBuffer::Exported { view, exporter }
+            }
+        }
+    }
+}
+
+impl KeptBuffer {
+    /// The object whose memory is read, when it is an export.
+    pub fn exporter(&self) -> Option<&Py<PyAny>> {
+        match self {
+            KeptBuffer::Exported { exporter, .. } => exporter.as_ref(),
+            KeptBuffer::Copied(_) => None,
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            // SAFETY: the export lives as long as `self` (its exporter is held by `exporter`).
+            KeptBuffer::Exported { view, .. } => unsafe { exported_bytes(view) },
+            KeptBuffer::Copied(data) => data,
+        }
+    }
+}
+
+impl Drop for KeptBuffer {
+    fn drop(&mut self) {
+        if let KeptBuffer::Exported { view, exporter } = self {
+            // The view gets its own reference back, which the release gives up; `exporter`
+            // gives up its own when it is dropped after this.
+            view.obj = exporter
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |e| e.as_ptr());
+            // SAFETY: `view.obj` is the exporter the view came from (or null, as it was); the
+            // reference added here is the one `PyBuffer_Release` drops. A keeper is dropped by
+            // its deallocator, with the GIL held.
+            unsafe {
+                ffi::Py_XINCREF(view.obj);
+                ffi::PyBuffer_Release(&mut **view);
+            }
         }
     }
 }

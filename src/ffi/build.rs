@@ -154,3 +154,22 @@ pub fn list_of<'py>(
     let list = unsafe { pyo3::Bound::from_owned_ptr(py, list.into_raw()) };
     Ok(list.cast_into::<pyo3::types::PyList>()?)
 }
+
+/// The tuple `(first, second)`, taking over both references.
+#[inline]
+pub fn pair<'py>(
+    first: pyo3::Bound<'py, pyo3::PyAny>,
+    second: pyo3::Bound<'py, pyo3::PyAny>,
+) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::PyAny>> {
+    let py = first.py();
+    let (first, second) = (Owned::from_bound(first), Owned::from_bound(second));
+    // SAFETY: attached (`py`).
+    let tuple = unsafe { new_tuple(2) }.ok_or_else(|| pyo3::PyErr::fetch(py))?;
+    // SAFETY: `tuple` came from `new_tuple(2)`, and each of its two slots is filled once.
+    unsafe {
+        tuple_set(&tuple, 0, first);
+        tuple_set(&tuple, 1, second);
+    }
+    // SAFETY: `tuple` holds a new reference, which the `Bound` takes over.
+    Ok(unsafe { pyo3::Bound::from_owned_ptr(py, tuple.into_raw()) })
+}

@@ -6,7 +6,7 @@
 
 use pyo3::ffi;
 
-use super::Owned;
+use super::{Obj, Owned};
 
 /// Disables automatic collection until dropped, then restores it if it was enabled.
 pub struct GcPause {
@@ -55,4 +55,18 @@ pub unsafe fn untrack_atomic_dict(dict: &Owned) {
     }
     #[cfg(any(Py_3_14, Py_GIL_DISABLED))]
     let _ = dict;
+}
+
+/// Stops the collector from tracking `obj`, an object of one of our own types that, as made,
+/// cannot be part of a cycle: the collector would only go over it at every collection to find
+/// nothing. Objects of our types are never tracked again by CPython.
+///
+/// # Safety
+/// `obj` is a live object of a type with `Py_TPFLAGS_HAVE_GC`, not yet shared with other
+/// threads, and we are attached.
+#[inline(always)]
+pub unsafe fn untrack_acyclic(obj: Obj) {
+    // SAFETY: `obj` is a live GC object (the precondition); untracking one that is tracked, or
+    // not, is allowed, and its type's dealloc untracks it again harmlessly.
+    unsafe { ffi::PyObject_GC_UnTrack(obj.cast()) }
 }

@@ -10,6 +10,7 @@ mod bytearray;
 mod call;
 mod containers;
 mod datetime;
+mod dict_cursor;
 mod dict_iter;
 mod exact;
 mod fastcall;
@@ -31,7 +32,7 @@ mod typed;
 mod types;
 mod writer;
 
-pub use buffer::{fill_readonly, with_exported, InputBuffer};
+pub use buffer::{fill_readonly, with_exported, InputBuffer, KeptBuffer};
 pub use build::*;
 pub use bytearray::{offset_past_end, place_at};
 #[cfg(Py_GIL_DISABLED)]
@@ -42,10 +43,11 @@ pub use call::{
 };
 pub use containers::*;
 pub use datetime::*;
+pub use dict_cursor::DictCursor;
 pub use dict_iter::DictIter;
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
-pub use gc::{untrack_atomic_dict, GcPause};
+pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
 pub use known::{compat_ext_type, set_compat_ext_type, Known};
 pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};

@@ -5,6 +5,7 @@ pub mod error;
 pub mod obtype;
 mod per_type;
 pub mod state;
+mod type_memo;
 
 use pyo3::prelude::*;
 
@@ -27,8 +28,10 @@ pub struct Ctx {
     /// The last fixed-offset timezone seen (held, so its address cannot be reused by another
     /// object) and its offset in seconds: the datetimes of one call usually share one.
     pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
-    /// The last type classified by its lineage (subclasses, enums, dataclasses, models).
-    pub last_lineage: obtype::LastLineage,
+    /// The last types classified by their lineage (subclasses, enums, dataclasses, models).
+    pub lineage: type_memo::TypeMemo<obtype::ObType>,
+    /// The last dataclass types packed, and the names of their fields (a tuple of str).
+    pub dataclass_names: type_memo::TypeMemo<Owned>,
     /// Enum members met in this call, and their values.
     pub member_values: per_type::enums::MemberValues,
     /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates):
@@ -67,7 +70,8 @@ fn context<'py>(py: Python<'py>, hooks: Hooks<'_, 'py>, opts: Opt) -> PyResult<C
             None
         },
         last_fixed_tz: std::cell::Cell::new(None),
-        last_lineage: obtype::LastLineage::default(),
+        lineage: Default::default(),
+        dataclass_names: Default::default(),
         member_values: Default::default(),
         unicode_errors: None,
         oob: None,

@@ -1,8 +1,6 @@
 //! Classifies an object once, by its type pointer, into what the dispatch writes.
 
-use std::cell::Cell;
-
-use crate::ffi::{self, Owned, Ref, TypePtr};
+use crate::ffi::{self, Ref, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
@@ -130,14 +128,15 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         return ObType::JsonFragment;
     }
     // What is left is told by the type's bases, metaclass and attributes: several lookups, so
-    // the last such type's answer is kept (a list of one model, enum or subclass repeats it).
-    if let Some(known) = cx.last_lineage.remembered(ty) {
+    // the answers for the last few such types are kept (a list of members, each with an address,
+    // repeats two).
+    if let Some(known) = cx.lineage.get(ty, |&ob| ob) {
         return known;
     }
     // SAFETY: `ty` is a live type object; the GIL is held by every caller of the dispatch.
     let found = unsafe { classify_uncommon(ty, st, cx) };
-    // SAFETY: as above.
-    unsafe { cx.last_lineage.remember(ty, found) };
+    // SAFETY: as above, and `ty` was not in the memo.
+    unsafe { cx.lineage.put(ty, found) };
     found
 }
 
@@ -304,48 +303,5 @@ unsafe fn tuple_subclass_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         ObType::NamedTuple
     } else {
         ObType::Other
-    }
-}
-
-/// The last type classified by its lineage, and how. The type is held, so that its address
-/// cannot be taken by another type during the call (`default` can make and drop classes). The
-/// options a call classifies with do not change during it, so the answer stays right.
-#[derive(Default)]
-pub struct LastLineage {
-    last: Cell<Option<(Owned, ObType)>>,
-    /// Replaced types of which this was the last reference. Releasing one can run Python code
-    /// (weakref callbacks, a metaclass `__del__`) where the serializer relies on none running,
-    /// so they are released with the context, when the call ends.
-    late: Cell<Vec<Owned>>,
-}
-
-impl LastLineage {
-    #[inline(always)]
-    fn remembered(&self, ty: TypePtr) -> Option<ObType> {
-        let last = self.last.take();
-        let found = match &last {
-            Some((held, ob)) if held.as_ptr() == ty.cast() => Some(*ob),
-            _ => None,
-        };
-        self.last.set(last);
-        found
-    }
-
-    /// # Safety
-    /// `ty` is a live type object; the GIL is held.
-    #[inline(always)]
-    unsafe fn remember(&self, ty: TypePtr, ob: ObType) {
-        // SAFETY: `ty` is a live type object and the GIL is held (this method's precondition), so a
-        // strong reference can be taken to it.
-        let held = unsafe { Owned::from_borrowed(ty.cast()) };
-        if let Some((replaced, _)) = self.last.replace(Some((held, ob))) {
-            // SAFETY: `replaced` is held, so live.
-            if unsafe { ffi::ref_count(replaced.as_ptr()) } == 1 {
-                let mut late = self.late.take();
-                late.push(replaced);
-                self.late.set(late);
-            }
-            // Otherwise it is released here, which cannot free it.
-        }
     }
 }

@@ -11,7 +11,7 @@ use super::doc::lock;
 use super::map::plain;
 use super::scan::{ArrayScan, At};
 use super::{child, child_in, export, Kids, Place};
-use crate::de::{self, DeError};
+use crate::de::{self, DeError, Reading};
 use crate::ffi;
 
 /// A MessagePack array, read where it lies: items are decoded when they are read, a nested map
@@ -80,21 +80,43 @@ impl ArrayView {
     /// Every item, read in one pass.
     fn all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let (doc, header) = (self.place.doc(), &self.place.header);
-        let starts = lock(&self.table)
-            .all(doc.input(), header)
-            .map_err(DeError::into_pyerr)?;
+        let input = doc.input();
         let depth = header.depth + 1;
+        let read = |i: usize, start: At, reading: &mut Reading<'py, '_>| {
+            let node = match self.place.node {
+                Some(_) => doc.array_child(py, self.place.node, i),
+                None => None,
+            };
+            let (handle, kids) = (&self.place.doc, &self.kids);
+            child_in(py, handle, kids, i, start, depth, node, reading)
+        };
+        let mut scan = lock(&self.table);
+        if scan.checked() {
+            // Each item is one step from the one before: found again in the pass, after the
+            // table is filled (with no Python code run while it is locked).
+            if header.len > 0 {
+                scan.item(input, header, header.len - 1)
+                    .map_err(DeError::into_pyerr)?;
+            }
+            drop(scan);
+            let mut at = header.first();
+            return de::reading(py, doc.data(), &doc.setup, |reading| {
+                ffi::list_of(py, header.len, |i| {
+                    if i > 0 {
+                        at = input.next(at, header.depth).map_err(DeError::into_pyerr)?;
+                    }
+                    read(i, at, reading)
+                })
+            });
+        }
+        let starts = scan.all(input, header).map_err(DeError::into_pyerr)?;
+        drop(scan);
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, starts.len(), |i| {
                 let Some(&start) = starts.get(i) else {
                     return Err(PyIndexError::new_err("view index out of range"));
                 };
-                let node = match self.place.node {
-                    Some(_) => doc.array_child(py, self.place.node, i),
-                    None => None,
-                };
-                let (handle, kids) = (&self.place.doc, &self.kids);
-                child_in(py, handle, kids, i, start, depth, node, reading)
+                read(i, start, reading)
             })
         })
     }

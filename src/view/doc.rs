@@ -12,25 +12,40 @@ use pyo3::{PyTraverseError, PyVisit};
 use super::scan::{Input, Spans};
 use crate::de::typed::plan::TypePlan;
 use crate::de::{self, DeError, Setup};
-use crate::ffi::InputBuffer;
+use crate::ffi::KeptBuffer;
 use crate::opt::Opt;
 
 /// Where the bytes come from.
 enum Source {
-    /// A `bytes` object, read in place (its storage never changes).
+    /// A `bytes` object (or an instance of a subclass), read in place (its storage never
+    /// changes).
     Bytes(Py<PyBytes>),
     /// A read-only export (a memoryview of bytes, an `mmap` opened with `ACCESS_READ`), held so
-    /// that the memory can be neither freed nor resized; or the copy of a writable buffer
-    /// (`bytearray`, a writable `mmap`), which Python code could otherwise change or resize
-    /// under the view.
-    Buffer(InputBuffer),
+    /// that the memory can be neither freed nor resized, its exporter seen by the garbage
+    /// collector; or the copy of a writable buffer (`bytearray`, a writable `mmap`), which Python
+    /// code could otherwise change or resize under the view.
+    Buffer(KeptBuffer),
+}
+
+impl Source {
+    /// The object the bytes belong to, when it is one that can refer to other objects (and so,
+    /// through an attribute, back to a view of itself): a `bytes` subclass or an exporter.
+    fn owner(&self, py: Python<'_>) -> Option<&Py<PyAny>> {
+        match self {
+            Source::Bytes(b) if b.bind(py).is_exact_instance_of::<PyBytes>() => None,
+            Source::Bytes(b) => Some(b.as_any()),
+            Source::Buffer(b) => b.exporter(),
+        }
+    }
 }
 
 /// Shared by every view of the document, as a Python object so that the garbage collector sees
 /// what it holds (the hooks and the type's plan) once, however many views refer to it.
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Doc {
-    _source: Source,
+    source: Source,
+    /// Whether `source` has an owner the collector must see (see [`Source::owner`]).
+    owned: bool,
     data: *const u8,
     len: usize,
     pub setup: Setup,
@@ -43,7 +58,7 @@ pub struct Doc {
     spans: Spans,
 }
 
-// SAFETY: `data` points into memory that `_source` owns and keeps unchanged (a bytes object, a
+// SAFETY: `data` points into memory that `source` owns and keeps unchanged (a bytes object, a
 // read-only export, or our own copy) until the document is dropped; the raw pointers of `setup`
 // refer to objects kept alive by `_ext_hook` or by the process (the handles of `Known` and
 // `Numpy`), and are only used while attached; `setup` holds no bin views (`Setup::new` makes
@@ -55,6 +70,11 @@ unsafe impl Sync for Doc {}
 #[pymethods]
 impl Doc {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        match &self.source {
+            Source::Bytes(b) if self.owned => visit.call(b)?,
+            Source::Buffer(b) => visit.call(b.exporter())?,
+            Source::Bytes(_) => {}
+        }
         visit.call(&self.ext_hook)?;
         visit.call(&self.dec_hook)?;
         visit.call(&self.plan)
@@ -82,7 +102,7 @@ impl Doc {
                 let mut holder = None;
                 de::input_of(py, data, &mut holder, "View() argument")?;
                 match holder {
-                    Some(buffer) => Source::Buffer(buffer),
+                    Some(buffer) => Source::Buffer(buffer.keep(py)),
                     // A bytes subclass: read in place as bytes are.
                     None => Source::Bytes(data.cast::<PyBytes>()?.clone().unbind()),
                 }
@@ -92,6 +112,7 @@ impl Doc {
             Source::Bytes(b) => b.bind(py).as_bytes(),
             Source::Buffer(b) => b.as_slice(),
         };
+        let owned = source.owner(py).is_some();
         let (ptr, len) = (bytes.as_ptr(), bytes.len());
         let spans = if validate {
             Spans::check(bytes).map_err(DeError::into_pyerr)?
@@ -100,7 +121,8 @@ impl Doc {
         };
         let setup = Setup::new(py, opts, ext_hook, None)?;
         Ok(Doc {
-            _source: source,
+            source,
+            owned,
             data: ptr,
             len,
             setup,
@@ -116,7 +138,7 @@ impl Doc {
         if self.len == 0 {
             return &[];
         }
-        // SAFETY: `data` and `len` describe memory that `_source` keeps alive and unchanged for
+        // SAFETY: `data` and `len` describe memory that `source` keeps alive and unchanged for
         // as long as `self` lives (see `Send`).
         unsafe { std::slice::from_raw_parts(self.data, self.len) }
     }
@@ -127,6 +149,13 @@ impl Doc {
             data: self.data(),
             spans: self.spans.as_slice(),
         }
+    }
+
+    /// Whether the document holds objects that may refer back to its views (hooks, a type, a
+    /// `bytes` subclass or an exporter with attributes), so that its views must be seen by the
+    /// garbage collector.
+    pub fn refers_out(&self) -> bool {
+        self.owned || self.ext_hook.is_some() || self.dec_hook.is_some() || self.plan.is_some()
     }
 
     pub fn opts(&self) -> Opt {

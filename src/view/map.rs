@@ -1,14 +1,11 @@
 //! `MapView`: a MessagePack map seen as a read-only mapping.
 
-use std::sync::Mutex;
-
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::doc::lock;
-use super::scan::{Entry, Input, MapScan};
+use super::scan::{Entry, MapTable};
 use super::{child, child_in, export, ArrayView, Kids, Place};
 use crate::de::{self, DeError, Reading};
 use crate::{ffi, opt};
@@ -19,14 +16,14 @@ use crate::{ffi, opt};
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct MapView {
     place: Place,
-    table: Mutex<MapScan>,
+    table: MapTable,
     /// The views handed out for the map's nested containers, by entry index.
     kids: Kids,
 }
 
 impl MapView {
     pub fn new(place: Place) -> MapView {
-        let table = Mutex::new(MapScan::new(&place.header));
+        let table = MapTable::new(&place.header);
         MapView {
             place,
             table,
@@ -34,18 +31,13 @@ impl MapView {
         }
     }
 
-    /// Runs `f` on the map's table, with errors turned into Python exceptions.
-    fn with_scan<R>(
-        &self,
-        f: impl FnOnce(&mut MapScan, Input<'_>) -> Result<R, DeError>,
-    ) -> PyResult<R> {
-        let mut scan = lock(&self.table);
-        f(&mut scan, self.place.doc().input()).map_err(DeError::into_pyerr)
-    }
-
-    fn all(&self) -> PyResult<Vec<Entry>> {
-        let (header, opts) = (self.place.header, self.place.doc().opts());
-        self.with_scan(|scan, input| Ok(scan.all(input, &header, opts)?.to_vec()))
+    /// Every entry.
+    #[inline]
+    fn all(&self) -> PyResult<&[Entry]> {
+        let (header, doc) = (&self.place.header, self.place.doc());
+        self.table
+            .all(doc.input(), header, doc.opts())
+            .map_err(DeError::into_pyerr)
     }
 
     /// The first entry whose key equals `key`, reading no further into the map than needed.
@@ -57,8 +49,11 @@ impl MapView {
                 self.all()?;
                 return Ok(None);
             };
-            let found =
-                self.with_scan(|scan, input| scan.find_str(input, &header, opts, text.as_bytes()))?;
+            let input = self.place.doc().input();
+            let found = self
+                .table
+                .find_str(input, &header, opts, text.as_bytes())
+                .map_err(DeError::into_pyerr)?;
             if found.is_some() || opts & opt::NON_STR_KEYS == 0 {
                 return Ok(found);
             }
@@ -71,8 +66,8 @@ impl MapView {
             if entry.text.is_some() && !key.is_instance_of::<PyString>() {
                 continue;
             }
-            if self.key(py, &entry)?.eq(key)? {
-                return Ok(Some(entry));
+            if self.key(py, entry)?.eq(key)? {
+                return Ok(Some(*entry));
             }
         }
         Ok(None)
@@ -208,7 +203,7 @@ impl MapView {
         let depth = self.place.header.depth + 1;
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, entries.len(), |i| {
-                let e = nth(&entries, i)?;
+                let e = nth(entries, i)?;
                 reading.key(e.key, depth).map_err(DeError::into_pyerr)
             })
         })
@@ -219,7 +214,7 @@ impl MapView {
         let doc = self.place.doc();
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, entries.len(), |i| {
-                self.value_in(py, nth(&entries, i)?, reading)
+                self.value_in(py, nth(entries, i)?, reading)
             })
         })
     }
@@ -230,10 +225,10 @@ impl MapView {
         let depth = self.place.header.depth + 1;
         de::reading(py, doc.data(), &doc.setup, |reading| {
             ffi::list_of(py, entries.len(), |i| {
-                let e = nth(&entries, i)?;
+                let e = nth(entries, i)?;
                 let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
                 let value = self.value_in(py, e, reading)?;
-                Ok(PyTuple::new(py, [key, value])?.into_any())
+                ffi::pair(key, value)
             })
         })
     }
@@ -270,7 +265,11 @@ impl MapView {
     ) -> PyResult<()> {
         let this = slf.get();
         let (header, opts) = (this.place.header, this.place.doc().opts());
-        let end = this.with_scan(|scan, input| scan.end(input, &header, opts))?;
+        let input = this.place.doc().input();
+        let end = this
+            .table
+            .end(input, &header, opts)
+            .map_err(DeError::into_pyerr)?;
         let bytes = this
             .place
             .doc()

@@ -92,11 +92,19 @@ pub fn item<'py>(
         header,
         node,
     };
-    if is_map {
-        MapView::new(place).into_bound_py_any(py)
+    let view = if is_map {
+        MapView::new(place).into_bound_py_any(py)?
     } else {
-        ArrayView::new(place).into_bound_py_any(py)
+        ArrayView::new(place).into_bound_py_any(py)?
+    };
+    if !doc.refers_out() {
+        // SAFETY: `view` is a new view (a GC type) that no other thread has seen, and we are
+        // attached. It refers only to its document, which refers to no object that could refer
+        // back (no hook, no type; its bytes are an exact `bytes` object or its own copy), and to
+        // views of the same document: no cycle can go through it, and the collector would go over every view alive at each collection.
+        unsafe { ffi::untrack_acyclic(view.as_ptr()) };
     }
+    Ok(view)
 }
 
 /// Item `i` of a container (at `at`): the view kept for it, if any, else [`item`], kept in

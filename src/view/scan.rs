@@ -10,7 +10,10 @@
 //! [`Reader`]; an error leaves the table as it was, and the next access meets it again.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Mutex, OnceLock};
 
+use super::doc::lock;
 use crate::de::reader::Reader;
 use crate::de::skip::{self, Record};
 use crate::de::token::{self, Token};
@@ -29,6 +32,10 @@ pub struct Span {
 
 /// The most spans [`Spans::check`] makes room for before it has seen the document.
 const SPANS_RESERVED: usize = 1 << 20;
+
+/// The fewest spans [`Spans::check`] makes room for (a small document's table is never
+/// grown).
+const SPANS_MIN: usize = 64;
 
 /// Every container of a checked document, in the order of their headers.
 #[derive(Default)]
@@ -72,12 +79,16 @@ impl Spans {
         }
         // Room for a container every 16 bytes (up to a million) from the start: growing the
         // table by doubling copied it over and over, a tenth of the check's time.
-        let room = (data.len() / 16).min(SPANS_RESERVED);
+        let room = (data.len() / 16).clamp(SPANS_MIN, SPANS_RESERVED);
         let mut spans = Spans {
             spans: Vec::with_capacity(room),
         };
         skip::check_one_with(data, &mut spans)?;
-        spans.spans.shrink_to_fit();
+        // Room left unused is given back only when it is much: on a small document, shrinking
+        // the table moved it once more than making it did.
+        if spans.spans.capacity() - spans.spans.len() > SPANS_MIN {
+            spans.spans.shrink_to_fit();
+        }
         Ok(spans)
     }
 
@@ -121,6 +132,13 @@ impl Input<'_> {
             }
         }
         Ok((end_of(self.data, pos, depth + 1)?, NO_SPAN))
+    }
+
+    /// Where the item after the one at `at` starts, in a container at `depth`.
+    #[inline(always)]
+    pub fn next(&self, at: At, depth: u32) -> Result<At, DeError> {
+        let (pos, span) = self.skip(at.pos, at.span, depth)?;
+        Ok(At { pos, span })
     }
 
     /// The span of a container whose header is at `pos`, if `span` is it.
@@ -179,6 +197,14 @@ impl Header {
     fn first_span(&self) -> usize {
         self.span.map_or(NO_SPAN, |s| s + 1)
     }
+
+    /// Where the first item starts.
+    pub fn first(&self) -> At {
+        At {
+            pos: self.body,
+            span: self.first_span(),
+        }
+    }
 }
 
 /// Where the object at `pos`, nested `depth` deep, ends (checked as `de::skip` checks it).
@@ -203,9 +229,10 @@ pub struct At {
 /// only every [`STRIDE`]th item's start is kept and the others are found again from it: an
 /// array of a million items keeps 62,500 starts, not a million (their memory was most of the
 /// time of reading the last item of a long array). Unchecked, every start is kept, so that no
-/// item is ever walked twice.
+/// item is ever walked twice. The first item's start is the header's end, and is not kept: an
+/// array of a checked document of up to [`STRIDE`] items keeps nothing.
 pub struct ArrayScan {
-    /// Where items `0, stride, 2 * stride, ...` start, as far as found.
+    /// Where items `stride, 2 * stride, ...` start, as far as found.
     marks: Vec<At>,
     /// Every how many items a start is kept (1 or [`STRIDE`]).
     stride: usize,
@@ -228,6 +255,14 @@ impl ArrayScan {
         }
     }
 
+    /// Where item `j * stride` starts, if found.
+    fn mark(&self, header: &Header, j: usize) -> Option<At> {
+        match j.checked_sub(1) {
+            None => Some(header.first()),
+            Some(k) => self.marks.get(k).copied(),
+        }
+    }
+
     /// Where item `i` (less than the header's length) starts.
     pub fn item(&mut self, input: Input<'_>, header: &Header, i: usize) -> Result<At, DeError> {
         if i >= header.len {
@@ -235,24 +270,15 @@ impl ArrayScan {
         }
         let (mut at, mut k) = match self.last {
             Some((k, at)) if k <= i => (at, k),
-            Some(_) => match self.marks.get(i / self.stride) {
-                Some(&at) => (at, i / self.stride * self.stride),
+            Some(_) => match self.mark(header, i / self.stride) {
+                Some(at) => (at, i / self.stride * self.stride),
                 None => return Err(DeError::input(Kind::Empty, header.start)),
             },
-            None => {
-                let first = At {
-                    pos: header.body,
-                    span: header.first_span(),
-                };
-                self.marks.push(first);
-                self.last = Some((0, first));
-                (first, 0)
-            }
+            None => (header.first(), 0),
         };
         let known = self.last.map_or(0, |(last, _)| last);
         while k < i {
-            let (pos, span) = input.skip(at.pos, at.span, header.depth)?;
-            at = At { pos, span };
+            at = input.next(at, header.depth)?;
             k += 1;
             if k > known {
                 if k % self.stride == 0 {
@@ -264,6 +290,11 @@ impl ArrayScan {
         Ok(at)
     }
 
+    /// Whether the array is of a checked document, where passing over an item is one step.
+    pub fn checked(&self) -> bool {
+        self.stride != 1
+    }
+
     /// Where every item starts.
     pub fn all(&mut self, input: Input<'_>, header: &Header) -> Result<Vec<At>, DeError> {
         if header.len == 0 {
@@ -271,17 +302,18 @@ impl ArrayScan {
         }
         self.item(input, header, header.len - 1)?;
         let mut starts = Vec::with_capacity(header.len);
-        for &mark in &self.marks {
+        let mut j = 0;
+        while let Some(mark) = self.mark(header, j) {
             let mut at = mark;
             starts.push(at);
             for _ in 1..self.stride {
                 if starts.len() == header.len {
                     break;
                 }
-                let (pos, span) = input.skip(at.pos, at.span, header.depth)?;
-                at = At { pos, span };
+                at = input.next(at, header.depth)?;
                 starts.push(at);
             }
+            j += 1;
         }
         Ok(starts)
     }
@@ -295,7 +327,7 @@ impl ArrayScan {
             0 => header.body,
             n => {
                 let last = self.item(input, header, n - 1)?;
-                input.skip(last.pos, last.span, header.depth)?.0
+                input.next(last, header.depth)?.pos
             }
         };
         self.end = Some(end);
@@ -315,17 +347,18 @@ pub struct Entry {
     pub text: Option<(usize, usize)>,
 }
 
-/// Maps of more entries than this get a hash index once every entry is found.
+/// Maps of more entries than this get a hash index of their keys once every entry is found.
 const INDEX_MIN_ENTRIES: usize = 16;
 
-/// A map's entries, found as far as they have been asked for.
+/// A map's entries, found as far as they have been asked for. Once every entry is found they
+/// are handed over ([`MapScan::take_all`]) to a [`MapTable`], read without a lock.
 pub struct MapScan {
     entries: Vec<Entry>,
     /// Where the first entry not yet found starts, once known (the last entry's value is only
-    /// passed over when the entry after it is asked for).
+    /// passed over when the entry after it is asked for, or the map's end).
     next: Option<At>,
-    /// A str key's first entry, made once the whole map is found and it is large.
-    index: Option<HashMap<Box<[u8]>, usize>>,
+    /// Where the last entry's value starts, once the entries are handed over.
+    taken: Option<Option<At>>,
 }
 
 impl MapScan {
@@ -336,12 +369,12 @@ impl MapScan {
                 pos: header.body,
                 span: header.first_span(),
             }),
-            index: None,
+            taken: None,
         }
     }
 
     fn complete(&self, header: &Header) -> bool {
-        self.entries.len() >= header.len
+        self.taken.is_some() || self.entries.len() >= header.len
     }
 
     /// Finds one more entry; its key is checked as the decoder checks a key (valid UTF-8, or
@@ -385,14 +418,18 @@ impl MapScan {
         Ok(entry)
     }
 
-    /// Where the first entry not yet found starts.
+    /// Where the first entry not yet found starts (past the last entry once all are found).
     fn next_key(&mut self, input: Input<'_>, header: &Header) -> Result<At, DeError> {
         if let Some(next) = self.next {
             return Ok(next);
         }
-        let next = match self.entries.last() {
-            Some(last) => {
-                let (pos, span) = input.skip(last.value.pos, last.value.span, header.depth)?;
+        let last = match self.taken {
+            Some(last) => last,
+            None => self.entries.last().map(|e| e.value),
+        };
+        let next = match last {
+            Some(value) => {
+                let (pos, span) = input.skip(value.pos, value.span, header.depth)?;
                 At { pos, span }
             }
             None => At {
@@ -404,22 +441,32 @@ impl MapScan {
         Ok(next)
     }
 
-    /// Finds every entry.
-    pub fn all(
+    /// Finds every entry not yet found and hands all of them over (once: the scan keeps only
+    /// where the map ends, for [`MapScan::end`]).
+    pub fn take_all(
         &mut self,
         input: Input<'_>,
         header: &Header,
         opts: Opt,
-    ) -> Result<&[Entry], DeError> {
+    ) -> Result<Box<[Entry]>, DeError> {
+        if self.taken.is_some() {
+            return Err(DeError::input(Kind::Empty, header.start));
+        }
+        if !input.spans.is_empty() {
+            // Checked at creation: the header's count is the map's, so the table is made at
+            // its size at once (within the input's size, which bounds the count).
+            self.entries
+                .reserve_exact(header.len.saturating_sub(self.entries.len()));
+        }
         while !self.complete(header) {
             self.scan_one(input, header, opts)?;
         }
-        Ok(&self.entries)
+        self.taken = Some(self.entries.last().map(|e| e.value));
+        Ok(std::mem::take(&mut self.entries).into_boxed_slice())
     }
 
-    /// Where the map ends (every entry found).
-    pub fn end(&mut self, input: Input<'_>, header: &Header, opts: Opt) -> Result<usize, DeError> {
-        self.all(input, header, opts)?;
+    /// Where the map ends, once its entries are handed over.
+    pub fn end(&mut self, input: Input<'_>, header: &Header) -> Result<usize, DeError> {
         if header.len == 0 {
             return Ok(header.body);
         }
@@ -427,7 +474,7 @@ impl MapScan {
     }
 
     /// The first entry whose key is the str of UTF-8 bytes `key`, reading no further into the
-    /// map than that entry.
+    /// map than that entry; `None` when the map holds none (every entry then found).
     pub fn find_str(
         &mut self,
         input: Input<'_>,
@@ -436,9 +483,6 @@ impl MapScan {
         key: &[u8],
     ) -> Result<Option<Entry>, DeError> {
         let data = input.data;
-        if let Some(index) = &self.index {
-            return Ok(index.get(key).and_then(|&i| self.entries.get(i)).copied());
-        }
         let matches = |e: &Entry| e.text.is_some_and(|(s, t)| data.get(s..t) == Some(key));
         if let Some(found) = self.entries.iter().find(|e| matches(e)) {
             return Ok(Some(*found));
@@ -449,15 +493,133 @@ impl MapScan {
                 return Ok(Some(entry));
             }
         }
-        if self.entries.len() > INDEX_MIN_ENTRIES {
-            let mut index = HashMap::with_capacity(self.entries.len());
-            for (i, e) in self.entries.iter().enumerate() {
-                if let Some(text) = e.text.and_then(|(s, t)| data.get(s..t)) {
+        Ok(None)
+    }
+}
+
+/// A map's table: its entries as found so far, under a lock, then, once all are found, the
+/// whole table, read without the lock (a walk reads each map's entries once, in one pass; a
+/// map read again is read from `done`).
+pub struct MapTable {
+    scan: Mutex<MapScan>,
+    /// Null until every entry is found, then the first of the `len` entries of a boxed slice
+    /// given up to it: stored once, under the lock, and freed on drop. (A pointer rather than a
+    /// `OnceLock`, whose setting took a tenth of the time of reading a small map.)
+    done: AtomicPtr<Entry>,
+    /// The entries the header declares.
+    len: usize,
+    /// The first entry of each str key, made at the first look-up in a large map read whole.
+    // Boxed so that the table of every map, most of which never make it, stays small.
+    #[allow(clippy::box_collection)]
+    index: OnceLock<Box<HashMap<Box<[u8]>, usize>>>,
+}
+
+impl MapTable {
+    pub fn new(header: &Header) -> MapTable {
+        MapTable {
+            scan: Mutex::new(MapScan::new(header)),
+            done: AtomicPtr::new(std::ptr::null_mut()),
+            len: header.len,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// Every entry, if all are found.
+    #[inline]
+    fn done(&self) -> Option<&[Entry]> {
+        let first = self.done.load(Ordering::Acquire);
+        if first.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null `done` was stored (with `Release`, read with `Acquire`) from a boxed
+        // slice of exactly `len` entries given up by `finish`, which is freed only when `self`
+        // is dropped and never written to.
+        Some(unsafe { std::slice::from_raw_parts(first, self.len) })
+    }
+
+    /// Every entry.
+    #[inline]
+    pub fn all(&self, input: Input<'_>, header: &Header, opts: Opt) -> Result<&[Entry], DeError> {
+        match self.done() {
+            Some(done) => Ok(done),
+            None => self.finish(input, header, opts),
+        }
+    }
+
+    /// Finds the entries not yet found, and keeps the whole table in `done`.
+    fn finish(&self, input: Input<'_>, header: &Header, opts: Opt) -> Result<&[Entry], DeError> {
+        let mut scan = lock(&self.scan);
+        if let Some(done) = self.done() {
+            return Ok(done);
+        }
+        let entries = scan.take_all(input, header, opts)?;
+        if entries.len() != self.len {
+            return Err(DeError::input(Kind::Empty, header.start));
+        }
+        // Stored while the lock is held: no other thread stores it, before or after.
+        self.done
+            .store(Box::into_raw(entries).cast::<Entry>(), Ordering::Release);
+        self.done()
+            .ok_or_else(|| DeError::input(Kind::Empty, header.start))
+    }
+
+    /// The first entry whose key is the str of UTF-8 bytes `key`, reading no further into the
+    /// map than that entry.
+    pub fn find_str(
+        &self,
+        input: Input<'_>,
+        header: &Header,
+        opts: Opt,
+        key: &[u8],
+    ) -> Result<Option<Entry>, DeError> {
+        let done = match self.done() {
+            Some(done) => done,
+            None => {
+                let mut scan = lock(&self.scan);
+                match self.done() {
+                    Some(done) => done,
+                    None => {
+                        if let Some(found) = scan.find_str(input, header, opts, key)? {
+                            return Ok(Some(found));
+                        }
+                        // Not there: every entry was found on the way, so the table is handed
+                        // over.
+                        drop(scan);
+                        return self.finish(input, header, opts).map(|_| None);
+                    }
+                }
+            }
+        };
+        let text = |e: &Entry| e.text.and_then(|(s, t)| input.data.get(s..t));
+        if done.len() <= INDEX_MIN_ENTRIES {
+            return Ok(done.iter().find(|e| text(e) == Some(key)).copied());
+        }
+        let index = self.index.get_or_init(|| {
+            let mut index = HashMap::with_capacity(done.len());
+            for (i, e) in done.iter().enumerate() {
+                if let Some(text) = text(e) {
                     index.entry(Box::from(text)).or_insert(i);
                 }
             }
-            self.index = Some(index);
+            Box::new(index)
+        });
+        Ok(index.get(key).and_then(|&i| done.get(i)).copied())
+    }
+
+    /// Where the map ends (every entry found).
+    pub fn end(&self, input: Input<'_>, header: &Header, opts: Opt) -> Result<usize, DeError> {
+        self.all(input, header, opts)?;
+        lock(&self.scan).end(input, header)
+    }
+}
+
+impl Drop for MapTable {
+    fn drop(&mut self) {
+        let first = *self.done.get_mut();
+        if !first.is_null() {
+            let entries = std::ptr::slice_from_raw_parts_mut(first, self.len);
+            // SAFETY: `first` and `len` are the boxed slice `finish` gave up, freed only here.
+            drop(unsafe { Box::from_raw(entries) });
         }
-        Ok(None)
     }
 }

@@ -22,9 +22,13 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         let _hold = ffi::hold(obj.as_ptr());
         let held_names = field_names(ffi::type_of(obj.as_ptr()).cast(), cx)?;
         let names = ffi::tuple_items(held_names.as_ptr());
-        // Field values are read from the instance dict when there is one (a lookup by a str
-        // whose hash is cached), else through attribute access (slots, properties).
+        // Field values are read from the instance dict when there is one, else through
+        // attribute access (slots, properties). `__init__` sets the fields in their order, under
+        // the same str objects as the names, so the dict is walked alongside the names and a
+        // field is looked up by name only where its entry is not the next one.
         let dict = ffi::instance_dict(obj.as_ptr());
+        // SAFETY: `dict` is a live dict, held for the walk.
+        let mut cursor = dict.as_ref().map(|d| ffi::DictCursor::new(d.as_ptr()));
         e.map_begin(names.len())?;
         for (i, &name) in names.iter().enumerate() {
             e.map_key(i)?;
@@ -32,16 +36,34 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
             // items never change) while it is written.
             per_type::str::write(Ref::new(name), st, cx, e)?;
             e.map_value()?;
-            let value = match dict.as_ref().and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
+            // SAFETY: `name` is an exact str not starting with `_` (`field_names` keeps no
+            // other), and the cursor's dict is held.
+            let value = match cursor.as_mut().and_then(|c| c.take(name)) {
                 Some(value) => value,
-                None => ffi::get_attr(obj.as_ptr(), name).map_err(|cause| {
-                    error::attribute_failed("dataclass field could not be read", cause)
-                })?,
+                None => read_field(obj, dict.as_ref(), name)?,
             };
             dispatch::write(Ref::of(&value), st, cx, e)?;
         }
     }
     e.map_end()
+}
+
+/// A field the dict walk did not find in its place: looked up in the instance dict by name, else
+/// read as an attribute.
+///
+/// # Safety
+/// `obj` is live and held, `dict` (its `__dict__`) too, `name` is a str; the thread is attached.
+#[inline(never)]
+unsafe fn read_field(obj: Ref<'_>, dict: Option<&Owned>, name: Obj) -> Res<Owned> {
+    // SAFETY: all are live and held (this function's precondition).
+    unsafe {
+        match dict.and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
+            Some(value) => Ok(value),
+            None => ffi::get_attr(obj.as_ptr(), name).map_err(|cause| {
+                error::attribute_failed("dataclass field could not be read", cause)
+            }),
+        }
+    }
 }
 
 /// The names of the fields to pack for a dataclass type, as a tuple of str, from the cache or
@@ -50,6 +72,28 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
 /// # Safety
 /// `ty` is a live dataclass type; the thread is attached.
 unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
+    // SAFETY: the memo holds the tuple; a new reference is taken before it could be replaced.
+    if let Some(names) = cx.dataclass_names.get(ty.cast(), |names| unsafe {
+        Owned::from_borrowed(names.as_ptr())
+    }) {
+        return Ok(names);
+    }
+    // SAFETY: `ty` is a live dataclass type and the thread is attached (this function's
+    // precondition); `ty` is not in the memo.
+    unsafe {
+        let names = names_of(ty, cx)?;
+        cx.dataclass_names
+            .put(ty.cast(), Owned::from_borrowed(names.as_ptr()));
+        Ok(names)
+    }
+}
+
+/// [`field_names`] past this call's memo.
+///
+/// # Safety
+/// `ty` is a live dataclass type; the thread is attached.
+#[inline(never)]
+unsafe fn names_of(ty: Obj, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.
     unsafe {
