@@ -331,6 +331,8 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
     m.add_class::<unpacker::Unpacker>()?;
+    m.add_class::<unpacker::AsyncObjects>()?;
+    unpacker::install_aio(py);
     m.add_class::<decoder::Decoder>()?;
     m.add_class::<de::compat::options::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;

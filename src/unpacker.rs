@@ -35,7 +35,10 @@ use crate::de::{self, DeError, Setup};
 use crate::exc::{with_data, BufferFull, ErrorData, OutOfData};
 use crate::opt::{self, Opt};
 
+mod aio;
 mod raw;
+
+pub use aio::{install as install_aio, AsyncObjects};
 
 #[pyclass(module = "fastmsgpack", weakref)]
 pub struct Unpacker {

@@ -369,3 +369,72 @@ def test_frames_over_tcp() -> None:
         return got
 
     assert run(client()) == [{"i": i} for i in range(100)]
+
+
+def test_each_anext_result_is_awaited_once_and_keeps_its_object() -> None:
+    messages = [{"n": i} for i in range(6)]
+    stream = b"".join(fastmsgpack.packb(m) for m in messages)
+
+    async def read() -> list[Any]:
+        up = aio.AsyncUnpacker(PieceReader([stream]))
+        it = aix(up)
+        got = [await anext(it)]  # read from the stream first, then decoded from the bytes held
+        pending = it.__anext__()  # decoded, not awaited yet: the next __anext__ gives it again
+        again = it.__anext__()
+        assert again is pending
+        got.append(await again)
+        with pytest.raises(RuntimeError, match="twice"):
+            await pending
+        # Awaitables driven by tasks, and by hand.
+        got.append(await asyncio.ensure_future(anext(it)))
+        got.append(await asyncio.wait_for(anext(it), TIMEOUT))
+        with pytest.raises(StopIteration) as stop:
+            it.__anext__().__await__().__next__()
+        got.append(stop.value.value)
+        # Leaving the iteration leaves the rest in the AsyncUnpacker.
+        got.append(await up.unpack())
+        assert [m async for m in up] == []
+        return got
+
+    assert run(read()) == messages
+
+
+def aix(up: aio.AsyncUnpacker) -> Any:
+    return up.__aiter__()
+
+
+def test_a_cancelled_wait_for_more_bytes_loses_nothing() -> None:
+    messages = [{"n": i, "s": "x" * i} for i in range(50)]
+    stream = b"".join(fastmsgpack.packb(m) for m in messages)
+    half = len(stream) // 2 + 3  # inside an object
+
+    async def client() -> list[Any]:
+        more = asyncio.Event()
+
+        async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(stream[:half])
+            await writer.drain()
+            await more.wait()
+            writer.write(stream[half:])
+            writer.close()
+            await writer.wait_closed()
+
+        reader, writer, server = await loopback(serve)
+        got: list[Any] = []
+        async with server:
+            it = aix(aio.AsyncUnpacker(reader, read_size=100))
+            while len(got) < 10:
+                got.append(await anext(it))
+            timeouts = 0
+            while timeouts < 3:
+                try:
+                    got.append(await asyncio.wait_for(anext(it), 0.05))
+                except asyncio.TimeoutError:
+                    timeouts += 1  # the bytes held end inside an object: waiting for the rest
+            more.set()
+            got.extend([m async for m in it])
+            writer.close()
+            await writer.wait_closed()
+        return got
+
+    assert run(client()) == messages

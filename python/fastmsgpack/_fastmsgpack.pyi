@@ -1,6 +1,6 @@
 # The compiled core. Its public names are those of the package (typed in __init__.pyi and
 # json.pyi); the private ones below serve fastmsgpack's own Python modules.
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, final
 
 from typing_extensions import Buffer
@@ -130,3 +130,16 @@ def _view(
     dec_hook: Callable[[type, Any], Any] | None = None,
     validate: bool = True,
 ) -> Any: ...
+
+# fastmsgpack.aio.AsyncUnpacker's iterator: the next object of the Unpacker when it is whole in
+# the bytes held (the iterator is then its own awaitable), else the coroutine `read_then_next()`.
+@final
+class _AsyncObjects:
+    def __new__(
+        cls, unpacker: Unpacker, read_then_next: Callable[[], Awaitable[Any]], /
+    ) -> _AsyncObjects: ...
+    def __aiter__(self) -> _AsyncObjects: ...
+    def __anext__(self) -> Awaitable[Any]: ...
+    def __await__(self) -> Generator[Any, None, Any]: ...
+    def __iter__(self) -> _AsyncObjects: ...
+    def __next__(self) -> None: ...

@@ -27,6 +27,7 @@ from fastmsgpack import (
     packb,
     unpackb,
 )
+from fastmsgpack._fastmsgpack import _AsyncObjects
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
@@ -132,17 +133,17 @@ class AsyncUnpacker:
         return True
 
     def __aiter__(self) -> AsyncIterator[Any]:
-        return self._objects()
+        # The core's iterator decodes the objects whole in the bytes held, one per __anext__,
+        # with no coroutine made for them; only to read more does it await this coroutine.
+        return _AsyncObjects(self._unpacker, self._next_after_read)
 
-    async def _objects(self) -> AsyncIterator[Any]:
-        # The objects the bytes held contain come straight from the core's iteration; the
-        # generator is suspended only to read more.
+    async def _next_after_read(self) -> Any:
+        """The next object, once more bytes are read: ``StopAsyncIteration`` at the end."""
         unpacker = self._unpacker
-        while True:
+        while await self._more():
             for obj in unpacker:
-                yield obj
-            if not await self._more():
-                return
+                return obj
+        raise StopAsyncIteration
 
     async def unpack(self) -> Any:
         """The next object; ``OutOfData`` when the stream ended after the last whole one."""

@@ -20,6 +20,7 @@ mod numpy;
 mod owned;
 mod refs;
 mod scalars;
+mod send;
 // Free-threaded builds only: per-object locks (critical sections).
 #[cfg(Py_GIL_DISABLED)]
 mod sync;
@@ -52,6 +53,7 @@ pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, Time
 pub use owned::{ref_count, Owned};
 pub use refs::Ref;
 pub use scalars::*;
+pub use send::{install_send, Ready};
 pub use text::*;
 #[cfg(Py_3_14)]
 pub use text_layout::verify as verify_text_layout;

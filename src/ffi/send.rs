@@ -1,0 +1,64 @@
+//! Awaitables that are ready as soon as they are awaited, given a `send` slot (`am_send`).
+//!
+//! `await x` (and `async for`) drive the awaitable with `PyIter_Send`, which calls the type's
+//! `am_send` when it has one. Without it, an awaitable hands its value back by raising
+//! `StopIteration(value)` from `__next__`: an exception object made, raised and caught for every
+//! value. `am_send` returns the value directly. PyO3 does not generate the slot, so it is set on
+//! the type object once, when the module is initialised; the type's `__next__` stays, for callers
+//! that drive the awaitable by hand.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use pyo3::PyClass;
+
+use super::Obj;
+
+/// A class whose instances are their own awaitable, ready at once.
+pub trait Ready: PyClass {
+    /// The value `await` gives; an error (a Python exception) when there is none.
+    fn take<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>>;
+}
+
+/// The `am_send` slot of a [`Ready`] class: the awaitable returns its value on the first send.
+unsafe extern "C" fn send_ready<T: Ready>(
+    awaitable: Obj,
+    _arg: Obj,
+    result: *mut Obj,
+) -> ffi::PySendResult {
+    // SAFETY: the interpreter calls `am_send` attached, with `awaitable` an instance of the type
+    // the slot was set on (a `T`, by `install_send`) kept alive by the caller for the call, and
+    // with `result` pointing to writable storage.
+    unsafe {
+        let py = Python::assume_attached();
+        let slf = pyo3::Borrowed::from_ptr(py, awaitable).cast_unchecked::<T>();
+        match T::take(&slf) {
+            Ok(value) => {
+                *result = value.into_ptr();
+                ffi::PySendResult::PYGEN_RETURN
+            }
+            Err(err) => {
+                err.restore(py);
+                *result = std::ptr::null_mut();
+                ffi::PySendResult::PYGEN_ERROR
+            }
+        }
+    }
+}
+
+/// Gives the class `T` (whose type object is `ty`) the `am_send` slot of a [`Ready`] awaitable.
+/// Called once, while the module is initialised, before any instance is awaited.
+pub fn install_send<T: Ready>(ty: &Bound<'_, PyType>) {
+    let ty = ty.as_type_ptr();
+    // SAFETY: `ty` is the heap type PyO3 made for `T` (`PyType_FromSpec`), whose `tp_as_async`
+    // points into the type object itself and is writable; the module is being initialised, so
+    // no other thread can be reading the slot yet. `PyType_Modified` drops the cached lookups.
+    unsafe {
+        let methods = (*ty).tp_as_async;
+        if methods.is_null() {
+            return;
+        }
+        (*methods).am_send = Some(send_ready::<T>);
+        ffi::PyType_Modified(ty);
+    }
+}
