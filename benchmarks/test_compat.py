@@ -7,8 +7,10 @@ Groups, one per document: ``compat-packb-<doc>`` (``packb(obj, use_bin_type=True
 (``unpackb(b, object_hook=...)``, a hook that returns the dict it is given). In each, the
 library named ``fastmsgpack`` is the compat call and ``msgpack`` the same call to msgpack-python;
 in the first two, ``fastmsgpack-native`` is the native ``packb``/``unpackb`` doing the same
-work, so its ratio shows what the compat layer costs. Every result is checked against
-msgpack-python's before it is timed.
+work, so its ratio shows what the compat layer costs. With ``scripts/bench --baseline REV``,
+``fastmsgpack-before`` is the same compat call on REV's core (this checkout's Python layer over
+the earlier extension, benchmarks/baseline.py). Every result is checked against msgpack-python's
+before it is timed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+from baseline import BEFORE_COMPAT
+from baseline import NAME as BEFORE_NAME
 
 import fastmsgpack
 from fastmsgpack import compat
@@ -48,6 +52,10 @@ CALLS: dict[str, dict[str, tuple[Callable[..., Any], dict[str, Any]]]] = {
         "msgpack": (msgpack.unpackb, {"object_hook": same_dict}),
     },
 }
+if BEFORE_COMPAT is not None:
+    for _libraries in CALLS.values():
+        _function, _kwargs = _libraries["fastmsgpack"]
+        _libraries[BEFORE_NAME] = (getattr(BEFORE_COMPAT, _function.__name__), _kwargs)
 CASES = [(group, library) for group, libraries in CALLS.items() for library in libraries]
 
 

@@ -16,6 +16,10 @@ Then the registry against the pattern it replaces: 10,000 objects of 5 classes, 
 ``registry=`` (dispatch by exact type in the core), by ``default=`` with an ``isinstance`` chain
 returning ``Ext`` values (the pattern of LangGraph's serializer on ormsgpack), and the same chain
 with ormsgpack; unpacked by ``registry=`` and by an ``ext_hook`` that tests the code.
+
+With ``scripts/bench --baseline REV``, REV's build runs every fastmsgpack call too, as
+``fastmsgpack-before`` (``fastmsgpack-before-registry``, ``fastmsgpack-before-default``), with
+registries of its own made the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import ormsgpack
 import pytest
+from baseline import BEFORE
+from baseline import NAME as BEFORE_NAME
 from generators import freeze_inputs, make_route_timestamped
 from test_rich import Status, make_records
 
@@ -78,6 +84,14 @@ LIBRARIES: dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]] = {
         lambda b: msgpack.unpackb(b, ext_hook=_ext_hook, raw=False),
     ),
 }
+
+if BEFORE is not None and hasattr(BEFORE, "Registry"):
+    BEFORE_REGISTRY = BEFORE.Registry()
+    BEFORE_REGISTRY.register(Status, 1)
+    LIBRARIES[BEFORE_NAME] = (
+        lambda o: BEFORE.packb(o, option=BEFORE.OPT_EXACT, registry=BEFORE_REGISTRY),
+        lambda b: BEFORE.unpackb(b, option=BEFORE.OPT_EXACT, registry=BEFORE_REGISTRY),
+    )
 
 WORKLOADS: dict[str, Callable[[], Any]] = {
     "records-5000": lambda: make_records(5000),
@@ -196,10 +210,10 @@ def _chain_default(
     raise TypeError(type(obj))
 
 
-def _chain_ext_hook(code: int, data: bytes) -> Any:
+def _chain_ext_hook(code: int, data: bytes, core: Any = fastmsgpack) -> Any:
     if 1 <= code <= 5:
-        return CLASSES[code - 1](*fastmsgpack.unpackb(data))
-    return fastmsgpack.Ext(code, data)
+        return CLASSES[code - 1](*core.unpackb(data))
+    return core.Ext(code, data)
 
 
 def _objects() -> list[Point]:
@@ -224,6 +238,28 @@ REGISTRY_UNPACKERS: dict[str, Callable[[bytes], Any]] = {
     "fastmsgpack-registry": lambda b: fastmsgpack.unpackb(b, registry=CLASS_REGISTRY),
     "fastmsgpack-default": lambda b: fastmsgpack.unpackb(b, ext_hook=_chain_ext_hook),
 }
+
+if BEFORE is not None and hasattr(BEFORE, "Registry"):
+    BEFORE_CLASS_REGISTRY = BEFORE.Registry()
+    for _code, _cls in enumerate(CLASSES, start=1):
+        BEFORE_CLASS_REGISTRY.register(_cls, _code, _encode_point, _decoder(_cls))
+
+    def _before_default(o: Any) -> Any:
+        return _chain_default(o, BEFORE.Ext, BEFORE.packb)
+
+    def _before_ext_hook(code: int, data: bytes) -> Any:
+        return _chain_ext_hook(code, data, BEFORE)
+
+    REGISTRY_PACKERS[f"{BEFORE_NAME}-registry"] = lambda o: BEFORE.packb(
+        o, registry=BEFORE_CLASS_REGISTRY
+    )
+    REGISTRY_PACKERS[f"{BEFORE_NAME}-default"] = lambda o: BEFORE.packb(o, default=_before_default)
+    REGISTRY_UNPACKERS[f"{BEFORE_NAME}-registry"] = lambda b: BEFORE.unpackb(
+        b, registry=BEFORE_CLASS_REGISTRY
+    )
+    REGISTRY_UNPACKERS[f"{BEFORE_NAME}-default"] = lambda b: BEFORE.unpackb(
+        b, ext_hook=_before_ext_hook
+    )
 
 
 @pytest.mark.parametrize("library", list(REGISTRY_PACKERS))

@@ -10,7 +10,9 @@
 - ``untyped-records-2000``: the same records without a type, for what typing costs.
 
 The input is what ``fastmsgpack.packb`` writes for the records (datetimes as RFC 3339 text), and
-before timing every library's result is checked to equal the records.
+before timing every library's result is checked to equal the records. With ``scripts/bench
+--baseline REV``, REV's build makes the same calls as ``fastmsgpack-before`` (and
+``fastmsgpack-before-Decoder``).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
 use crate::de::{self, Setup};
+use crate::ffi::Ref;
 use crate::opt;
 
 #[pyclass(module = "fastmsgpack", name = "Decoder")]
@@ -66,7 +67,7 @@ impl Decoder {
         };
         let source = data
             .is_exact_instance_of::<PyBytes>()
-            .then(|| data.as_ptr());
+            .then(|| Ref::of_bound(data));
         let ext_hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());
         let plan = plan.bind(py).clone();
@@ -80,7 +81,7 @@ impl Decoder {
         )?;
         let mut holder = None;
         let input = de::input_of(py, data, &mut holder, "Decoder.decode() argument")?;
-        let setup = Setup::new(py, self.opts, ext_hook.as_ref(), source)?;
+        let setup = Setup::of(py, self.opts, ext_hook.as_ref(), source)?;
         let (value, _) = typed
             .decode_at(py, input, &setup, true)
             .map_err(TError::into_pyerr)?;

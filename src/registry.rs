@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::ffi::{Obj, TypePtr};
+use crate::ffi::TypePtr;
 
 /// One registered class.
 pub struct Entry {
@@ -91,16 +91,16 @@ impl Registry {
 
 /// Classes the packer writes before it looks at any registry: registering them would do nothing.
 fn unregistrable(py: Python<'_>, cls: &Bound<'_, PyType>) -> bool {
-    let builtins: [Obj; 7] = [
-        py.get_type::<pyo3::types::PyString>().as_ptr(),
-        py.get_type::<pyo3::types::PyInt>().as_ptr(),
-        py.get_type::<pyo3::types::PyFloat>().as_ptr(),
-        py.get_type::<pyo3::types::PyBool>().as_ptr(),
-        py.get_type::<pyo3::types::PyDict>().as_ptr(),
-        py.get_type::<pyo3::types::PyList>().as_ptr(),
-        py.None().bind(py).get_type().as_ptr(),
+    let builtins = [
+        py.get_type::<pyo3::types::PyString>(),
+        py.get_type::<pyo3::types::PyInt>(),
+        py.get_type::<pyo3::types::PyFloat>(),
+        py.get_type::<pyo3::types::PyBool>(),
+        py.get_type::<pyo3::types::PyDict>(),
+        py.get_type::<pyo3::types::PyList>(),
+        py.None().bind(py).get_type(),
     ];
-    builtins.contains(&cls.as_ptr())
+    builtins.iter().any(|builtin| builtin.is(cls))
 }
 
 #[pymethods]

@@ -299,7 +299,7 @@ impl Unpacker {
         let hook = self.ext_hook.as_ref().map(|h| h.bind(py).clone());
         let buffers = self.buffers.as_ref().map(|b| b.bind(py).clone());
         let views = de::make_views(py, self.opts, None, buffers.as_ref(), false)?;
-        let setup = Setup::new(py, self.opts, hook.as_ref(), None)?
+        let setup = Setup::of(py, self.opts, hook.as_ref(), None)?
             .with_views(views)
             .with_registry(py, self.registry.clone())?;
         // Only whole objects are decoded when they take buffers: a decode that ran out of bytes

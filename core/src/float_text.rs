@@ -44,8 +44,8 @@ unsafe fn format_in_place<F: zmij::Float>(v: F, dst: *mut u8) -> usize {
 /// `dst` has room for `ROOM` bytes.
 #[inline(always)]
 pub unsafe fn write_f64(v: f64, dst: *mut u8) -> usize {
-    // SAFETY: `format_in_place` writes at most `ROOM` bytes at `dst`, and the caller guarantees
-    // that `ROOM` bytes there are writable.
+    // SAFETY: `format_in_place` writes at most `ROOM` bytes at `dst`, and `dst` has room for
+    // `ROOM` bytes (this function's precondition).
     unsafe { format_in_place(v, dst) }
 }
 
@@ -55,8 +55,8 @@ pub unsafe fn write_f64(v: f64, dst: *mut u8) -> usize {
 /// `dst` has room for `ROOM` bytes.
 #[inline(always)]
 pub unsafe fn write_f32(v: f32, dst: *mut u8) -> usize {
-    // SAFETY: `format_in_place` writes at most `ROOM` bytes at `dst`, and the caller guarantees
-    // that `ROOM` bytes there are writable.
+    // SAFETY: `format_in_place` writes at most `ROOM` bytes at `dst`, and `dst` has room for
+    // `ROOM` bytes (this function's precondition).
     unsafe { format_in_place(v, dst) }
 }
 

@@ -20,7 +20,8 @@ const PAIRS: &[u8; 200] = b"\
 /// `dst` has room for 2 bytes; `pair < 100`.
 #[inline(always)]
 unsafe fn put_pair(dst: *mut u8, pair: usize) {
-    // SAFETY: `2 * pair + 2 <= 200`, and the caller gave 2 bytes.
+    // SAFETY: `pair < 100` so `2 * pair + 2 <= 200` stays in the table, and `dst` has room for 2
+    // bytes (this function's precondition).
     unsafe {
         let src = PAIRS.as_ptr().add(2 * pair).cast::<[u8; 2]>();
         dst.cast::<[u8; 2]>().write_unaligned(src.read());
@@ -56,7 +57,7 @@ fn digits_8(v: u32) -> u64 {
 /// `dst` has room for 8 bytes.
 #[inline(always)]
 unsafe fn put_u64(dst: *mut u8, digits: u64) {
-    // SAFETY: the caller gave 8 bytes.
+    // SAFETY: `dst` has room for 8 bytes (this function's precondition).
     unsafe { dst.cast::<u64>().write_unaligned(digits.to_le()) }
 }
 

@@ -6,7 +6,7 @@ use super::error::DeError;
 use super::error::Kind;
 use crate::calendar::{civil_from_days, MAX_SECS, MIN_SECS};
 use crate::ext::Ext;
-use crate::ffi::{self, Civil, Known, Obj, Owned};
+use crate::ffi::{self, Civil, Known, Owned, Ref};
 
 /// The extension type MessagePack reserves for timestamps.
 const TIMESTAMP_TAG: i8 = -1;
@@ -15,7 +15,7 @@ pub fn build(
     py: Python<'_>,
     tag: i8,
     data: &[u8],
-    ext_hook: Option<Obj>,
+    ext_hook: Option<Ref<'_>>,
     timestamps: Option<&Known>,
     start: usize,
 ) -> Result<Owned, DeError> {
@@ -30,11 +30,12 @@ pub fn build(
         return unsafe { Owned::from_new(ext.into_any().into_ptr()) }
             .ok_or_else(|| DeError::python(ffi::fetch_error()));
     };
-    // SAFETY: attached; `hook` is kept alive by the caller of unpackb.
+    // SAFETY: attached (`py`); `hook` is live (`Ref`'s invariant: the decoder's set-up holds
+    // it) and the two arguments are strong references held here.
     unsafe {
         let tag = ffi::new_i64(tag as i64).ok_or_else(ffi::fetch_error)?;
         let data = ffi::new_bytes(data).ok_or_else(ffi::fetch_error)?;
-        ffi::call2(hook, tag.as_ptr(), data.as_ptr())
+        ffi::call2(hook.as_ptr(), tag.as_ptr(), data.as_ptr())
             .map_err(|cause| DeError::callback("ext_hook raised an exception", start, cause))
     }
 }

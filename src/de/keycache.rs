@@ -7,8 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::Python;
 
-#[cfg(test)]
-use crate::ffi::Obj;
 use crate::ffi::{self, Owned};
 
 /// The table has `2^SLOT_BITS` slots, in sets of two.
@@ -324,10 +322,11 @@ fn slot_of(bytes: &[u8]) -> usize {
 /// Whether `obj` is the cached object for `utf8`, in either slot of its set (used by tests of
 /// the cache).
 #[cfg(test)]
-fn is_cached(cache: &KeyCache, utf8: &[u8], obj: Obj) -> bool {
+fn is_cached(cache: &KeyCache, utf8: &[u8], obj: &Owned) -> bool {
     let set = slot_of(utf8) & !1;
-    (set..set + 2)
-        .any(|i| matches!(cache.slots.get(i), Some(Some(slot)) if slot.obj.as_ptr() == obj))
+    (set..set + 2).any(
+        |i| matches!(cache.slots.get(i), Some(Some(slot)) if slot.obj.as_ptr() == obj.as_ptr()),
+    )
 }
 
 #[cfg(test)]
@@ -341,13 +340,14 @@ mod tests {
             let mut cache = KeyCache::new();
             // SAFETY: attached to the interpreter; inputs are short valid UTF-8.
             unsafe {
-                let a = cache.get(b"name").map(|o| o.as_ptr());
-                let b = cache.get(b"name").map(|o| o.as_ptr());
+                let a = cache.get(b"name");
+                let b = cache.get(b"name");
                 assert!(a.is_some());
-                assert_eq!(a, b);
-                let c = cache.get("nämé".as_bytes()).map(|o| o.as_ptr());
-                assert_ne!(a, c);
-                if let Some(a) = a {
+                let address = |o: &Option<Owned>| o.as_ref().map(Owned::as_ptr);
+                assert_eq!(address(&a), address(&b));
+                let c = cache.get("nämé".as_bytes());
+                assert_ne!(address(&a), address(&c));
+                if let Some(a) = &a {
                     assert!(is_cached(&cache, b"name", a));
                 }
             }
@@ -383,10 +383,11 @@ mod tests {
                     .map(|i| format!("other{i}"))
                     .find(|key| slot_of(key.as_bytes()) & !1 == slot_of(a.as_bytes()) & !1)
                     .expect("a third key in the set");
-                let first_c = cache.get(c.as_bytes()).map(|o| o.as_ptr());
+                let held_c = cache.get(c.as_bytes());
+                let first_c = held_c.as_ref().map(Owned::as_ptr);
                 assert_eq!(cache.get(c.as_bytes()).map(|o| o.as_ptr()), first_c);
                 assert_eq!(cache.get(b.as_bytes()).map(|o| o.as_ptr()), first_b);
-                if let Some(obj) = first_c {
+                if let Some(obj) = &held_c {
                     assert!(is_cached(&cache, c.as_bytes(), obj));
                 }
             }

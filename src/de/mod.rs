@@ -20,7 +20,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::ffi::{self, InputBuffer, Known, Numpy, Obj};
+use crate::ffi::{self, InputBuffer, Known, Numpy, Owned, Ref};
 use crate::opt;
 use crate::opt::Opt;
 use keycache::KEY_CACHE;
@@ -46,7 +46,7 @@ pub fn unpackb<'py>(
     if buffers.is_some() || opts & opt::BIN_MEMORYVIEW != 0 {
         return unpackb_views(py, input, ext_hook, opts, source, buffers);
     }
-    let setup = Setup::new(py, opts, ext_hook, source)?;
+    let setup = Setup::of(py, opts, ext_hook, source)?;
     decode_whole(py, input, &setup).map_err(DeError::into_pyerr)
 }
 
@@ -66,7 +66,7 @@ pub fn unpackb_exact<'py>(
     let input = input_of(py, data, &mut holder, what)?;
     let source = source_of(data, opts);
     let views = make_views(py, opts, source, buffers, false)?;
-    let setup = Setup::new(py, opts, ext_hook, source)?
+    let setup = Setup::of(py, opts, ext_hook, source)?
         .with_views(views.clone())
         .with_registry(py, registry)?;
     let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
@@ -78,9 +78,9 @@ pub fn unpackb_exact<'py>(
 /// a `bytes`, and with the options that make views, a read-only `mmap` or a memoryview of one
 /// of the two.
 #[inline(always)]
-fn source_of(data: &Bound<'_, PyAny>, opts: Opt) -> Option<Obj> {
+fn source_of<'a>(data: &'a Bound<'_, PyAny>, opts: Opt) -> Option<Ref<'a>> {
     if data.is_exact_instance_of::<PyBytes>() {
-        return Some(data.as_ptr());
+        return Some(Ref::of_bound(data));
     }
     if opts & (opt::NUMPY_RAW | opt::BIN_MEMORYVIEW) == 0 {
         return None;
@@ -96,11 +96,11 @@ fn unpackb_views<'py>(
     input: &[u8],
     ext_hook: Option<&Bound<'py, PyAny>>,
     opts: Opt,
-    source: Option<Obj>,
+    source: Option<Ref<'_>>,
     buffers: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let views = make_views(py, opts, source, buffers, false)?;
-    let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
+    let setup = Setup::of(py, opts, ext_hook, source)?.with_views(views.clone());
     let value = decode_whole(py, input, &setup).map_err(DeError::into_pyerr)?;
     finish_views(py, views.as_deref(), input.len()).map_err(DeError::into_pyerr)?;
     Ok(value)
@@ -111,7 +111,7 @@ fn unpackb_views<'py>(
 pub fn make_views(
     py: Python<'_>,
     opts: Opt,
-    source: Option<Obj>,
+    source: Option<Ref<'_>>,
     buffers: Option<&Bound<'_, PyAny>>,
     views_input: bool,
 ) -> PyResult<Option<std::rc::Rc<views::Views>>> {
@@ -159,7 +159,7 @@ pub fn unpackb_typed<'py>(
     let input = input_of(py, data, &mut holder, what)?;
     // A memoryview field views the input, as bins do with OPT_BIN_MEMORYVIEW.
     let views = make_views(py, opts, source, buffers, typed.has_memoryview)?;
-    let setup = Setup::new(py, opts, ext_hook, source)?.with_views(views.clone());
+    let setup = Setup::of(py, opts, ext_hook, source)?.with_views(views.clone());
     let (value, _) = typed
         .decode_at(py, input, &setup, true)
         .map_err(typed::error::TError::into_pyerr)?;
@@ -171,12 +171,13 @@ pub fn unpackb_typed<'py>(
 /// the handles the options ask for. Every decoder is built from one, in [`Setup::decoder`].
 pub struct Setup {
     opts: Opt,
-    hook: Option<Obj>,
+    /// `ext_hook`, held (a `Py`, which a garbage-collected holder of the set-up visits).
+    hook: Option<Py<PyAny>>,
     /// With `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
     timestamps: Option<&'static Known>,
     /// With `OPT_NUMPY_RAW`: numpy's handles (when it is installed), and the input object
     /// when raw arrays may view it in place.
-    numpy: Option<(&'static Numpy, Option<Obj>)>,
+    numpy: Option<(&'static Numpy, Option<Owned>)>,
     /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: how bins and out-of-band buffers are read.
     views: Option<std::rc::Rc<views::Views>>,
     /// With `OPT_EXACT` or a registry: what reading their extensions needs (one word, null
@@ -185,12 +186,13 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// `ext_hook` and `source` must outlive the decoding.
-    pub fn new(
+    /// The set-up for `opts`, with `ext_hook` and `source` (the input object, when raw numpy
+    /// arrays may view it in place); the set-up holds both.
+    pub fn of(
         py: Python<'_>,
         opts: Opt,
         ext_hook: Option<&Bound<'_, PyAny>>,
-        source: Option<Obj>,
+        source: Option<Ref<'_>>,
     ) -> PyResult<Setup> {
         let timestamps = if opts & opt::DATETIME_AS_TIMESTAMP_EXT != 0 {
             Some(Known::get(py)?)
@@ -198,7 +200,7 @@ impl Setup {
             None
         };
         let numpy = if opts & opt::NUMPY_RAW != 0 {
-            Numpy::get(py)?.map(|np| (np, source))
+            Numpy::get(py)?.map(|np| (np, source.map(Ref::hold)))
         } else {
             None
         };
@@ -209,7 +211,7 @@ impl Setup {
         };
         Ok(Setup {
             opts,
-            hook: ext_hook.map(|h| h.as_ptr()),
+            hook: ext_hook.map(|h| h.clone().unbind()),
             timestamps,
             numpy,
             views: None,
@@ -233,6 +235,11 @@ impl Setup {
         Ok(self)
     }
 
+    /// The `ext_hook` the set-up holds, for a holder's `__traverse__` and for typed reads.
+    pub fn ext_hook(&self) -> Option<&Py<PyAny>> {
+        self.hook.as_ref()
+    }
+
     /// The options the decoders follow.
     pub fn opts(&self) -> Opt {
         self.opts
@@ -250,7 +257,7 @@ impl Setup {
     }
 
     fn decoder<'a, const VIEWS: bool>(
-        &self,
+        &'a self,
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
@@ -265,7 +272,7 @@ impl Setup {
 
     /// [`Setup::decoder`], with the views of another setup for the same input.
     pub(super) fn decoder_with<'a, const VIEWS: bool>(
-        &self,
+        &'a self,
         py: Python<'a>,
         input: &'a [u8],
         keys: Option<&'a mut keycache::KeyCache>,
@@ -275,9 +282,11 @@ impl Setup {
             py,
             input,
             self.opts,
-            self.hook,
+            self.hook.as_ref().map(|h| Ref::of_py(h, py)),
             self.timestamps,
-            self.numpy,
+            self.numpy
+                .as_ref()
+                .map(|(np, source)| (*np, source.as_ref().map(Ref::of))),
             keys,
             views,
         );
@@ -414,7 +423,7 @@ pub fn unpack_at<'py>(
     offset: usize,
     opts: Opt,
 ) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let setup = Setup::new(py, opts & opt::NON_STR_KEYS, None, None)?;
+    let setup = Setup::of(py, opts & opt::NON_STR_KEYS, None, None)?;
     let mut claim = KEY_CACHE.claim(py);
     let mut decoder = setup.decoder::<false>(py, bytes, claim.as_deref_mut());
     let (value, end) = decoder.decode_at(offset).map_err(DeError::into_pyerr)?;

@@ -12,7 +12,7 @@ use super::keycache::{KeyCache, MAX_KEY_LEN};
 use super::numpy;
 use super::reader::{DeResult, Reader};
 use super::token::{self, Singleton, Token};
-use crate::ffi::{self, Known, Numpy, Obj, Owned};
+use crate::ffi::{self, Known, Numpy, Owned, Ref};
 use crate::opt::{self, Opt};
 use std::rc::Rc;
 
@@ -26,11 +26,11 @@ pub struct Decoder<'a, const VIEWS: bool = false> {
     pub(super) py: Python<'a>,
     pub(super) r: Reader<'a>,
     opts: Opt,
-    ext_hook: Option<Obj>,
+    ext_hook: Option<Ref<'a>>,
     /// Set with `OPT_DATETIME_AS_TIMESTAMP_EXT`: timestamps become datetimes.
     timestamps: Option<&'static Known>,
     /// Set with `OPT_NUMPY_RAW`: numpy's handles, and the input object when it is `bytes`.
-    pub(super) numpy: Option<(&'static Numpy, Option<Obj>)>,
+    pub(super) numpy: Option<(&'static Numpy, Option<Ref<'a>>)>,
     keys: Option<&'a mut KeyCache>,
     /// With `OPT_BIN_MEMORYVIEW` or `buffers=`: views and out-of-band buffers.
     views: Option<Rc<Views>>,
@@ -44,9 +44,9 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         py: Python<'a>,
         data: &'a [u8],
         opts: Opt,
-        ext_hook: Option<Obj>,
+        ext_hook: Option<Ref<'a>>,
         timestamps: Option<&'static Known>,
-        numpy: Option<(&'static Numpy, Option<Obj>)>,
+        numpy: Option<(&'static Numpy, Option<Ref<'a>>)>,
         keys: Option<&'a mut KeyCache>,
         views: Option<Rc<Views>>,
     ) -> Decoder<'a, VIEWS> {

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDictMethods, PyList, PyString, PyTuple};
 
 use super::error::{DeError, Kind};
-use crate::ffi::{Numpy, Obj, Owned};
+use crate::ffi::{Numpy, Owned, Ref};
 
 /// What the map held, its data as a range of the input.
 pub struct RawArray {
@@ -44,7 +44,7 @@ fn bad(why: &'static str, offset: usize) -> DeError {
 pub fn build(
     py: Python<'_>,
     np: &Numpy,
-    source: Option<Obj>,
+    source: Option<Ref<'_>>,
     input: &[u8],
     raw: RawArray,
     start: usize,
@@ -117,9 +117,12 @@ pub fn build(
                 .ok_or_else(|| bad("'data' is out of range", start))?;
             check.validate(data).map_err(|why| bad(why, start))?;
             match source {
-                // SAFETY: `source` is the input object of this call, alive until the call
-                // returns, and `from_borrowed_ptr` takes a new reference to it.
-                Some(bytes) => (unsafe { Bound::from_borrowed_ptr(py, bytes) }, offset),
+                // SAFETY: `source` is the input object of this call, live on this attached
+                // thread (`Ref`'s invariant), and `from_borrowed_ptr` takes a new reference to it.
+                Some(bytes) => (
+                    unsafe { Bound::from_borrowed_ptr(py, bytes.as_ptr()) },
+                    offset,
+                ),
                 None => (PyByteArray::new(py, data).into_any(), 0),
             }
         }

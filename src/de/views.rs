@@ -10,7 +10,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyIterator, PyMemoryView, PyType};
 
 use super::error::{DeError, Kind};
-use crate::ffi::{Obj, Owned};
+use crate::ffi::{Owned, Ref};
 use crate::oob;
 
 /// What a decode needs for views: built once per call, only when an option or `buffers=` asks.
@@ -18,7 +18,7 @@ pub struct Views {
     /// `OPT_BIN_MEMORYVIEW`: bins become `memoryview`s.
     pub bin_memoryview: bool,
     /// The input object, when its memory cannot change: bins view it in place.
-    source: Option<Obj>,
+    source: Option<Owned>,
     /// `source` as a flat, read-only memoryview of bytes, made on first use.
     flat: OnceCell<Owned>,
     /// The `buffers=` iterator, and the index the next reference must have.
@@ -26,11 +26,11 @@ pub struct Views {
 }
 
 impl Views {
-    /// `source` (the immutable input, or `None`) and `buffers` must outlive the decoding.
+    /// `source` is the immutable input, or `None`; both it and `buffers` are held.
     pub fn new(
         py: Python<'_>,
         bin_memoryview: bool,
-        source: Option<Obj>,
+        source: Option<Ref<'_>>,
         buffers: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Views> {
         let buffers = match buffers {
@@ -50,7 +50,7 @@ impl Views {
         };
         Ok(Views {
             bin_memoryview,
-            source,
+            source: source.map(Ref::hold),
             flat: OnceCell::new(),
             buffers,
         })
@@ -73,7 +73,7 @@ impl Views {
 
     /// The flat memoryview of the immutable input, `None` when the input can change.
     fn flat<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyMemoryView>>> {
-        let Some(source) = self.source else {
+        let Some(source) = &self.source else {
             return Ok(None);
         };
         if let Some(flat) = self.flat.get() {
@@ -81,8 +81,8 @@ impl Views {
             let flat = unsafe { Bound::from_borrowed_ptr(py, flat.as_ptr()) };
             return Ok(Some(flat.cast_into::<PyMemoryView>()?));
         }
-        // SAFETY: the caller keeps the input alive.
-        let source = unsafe { Bound::from_borrowed_ptr(py, source) };
+        // SAFETY: `self.source` holds the input, and `py` says the thread is attached.
+        let source = unsafe { Bound::from_borrowed_ptr(py, source.as_ptr()) };
         let flat = flat_view(&source)?;
         // SAFETY: a new strong reference.
         if let Some(owned) = unsafe { Owned::from_new(flat.clone().into_any().into_ptr()) } {
@@ -235,11 +235,11 @@ static MMAP: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// The input object, when its memory cannot change for as long as a view of it lives: a
 /// `bytes`, a read-only `mmap`, or a memoryview of one. (A read-only view of a `bytearray` can
 /// still change, through the bytearray.)
-pub fn immutable_source(data: &Bound<'_, PyAny>) -> Option<Obj> {
+pub fn immutable_source<'a>(data: &'a Bound<'_, PyAny>) -> Option<Ref<'a>> {
     if data.is_exact_instance_of::<PyBytes>() {
-        return Some(data.as_ptr());
+        return Some(Ref::of_bound(data));
     }
-    immutable_other(data).then(|| data.as_ptr())
+    immutable_other(data).then(|| Ref::of_bound(data))
 }
 
 #[cold]

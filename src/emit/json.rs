@@ -62,8 +62,9 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
     #[inline(always)]
     fn number_room(&mut self, room: usize) -> Result<*mut u8, Error> {
         self.out.reserve(room + 1)?;
-        // SAFETY: what is written through the pointer stays within the `room + 1` reserved
-        // (the callers' contract with `number_written`).
+        // SAFETY: `reserve` just made room for `room + 1` bytes at the tail; a write through the
+        // returned pointer is an unsafe step of its own, bounded by this function's doc to
+        // `room` bytes of text and the separator.
         Ok(unsafe { self.out.tail() })
     }
 

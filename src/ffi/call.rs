@@ -40,7 +40,11 @@ pub unsafe fn call2(func: Obj, a: Obj, b: Obj) -> Result<Owned, PyErr> {
 /// Takes the Python error currently set (after a C-API call reported failure).
 #[cold]
 pub fn fetch_error() -> PyErr {
-    // SAFETY: every caller holds the GIL (they just made a C-API call).
+    debug_assert!(super::attached(), "fetch_error on a detached thread");
+    // SAFETY: reached only after a call of the C API reported failure, and every function here
+    // that makes one requires an attached thread (its `# Safety`), so this thread is attached;
+    // checked in debug builds. (`Python::attach` would check it in every build: the untyped
+    // decode of a 1,000-child route measured about 1% slower with it.)
     let py = unsafe { Python::assume_attached() };
     PyErr::fetch(py)
 }

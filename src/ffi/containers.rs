@@ -13,7 +13,8 @@ use super::{Obj, Owned};
 /// `obj` is a live variable-size object.
 #[inline(always)]
 pub unsafe fn var_size(obj: Obj) -> usize {
-    // SAFETY: the caller guarantees a live variable-size object.
+    // SAFETY: `obj` is a live variable-size object (this function's precondition), so its header
+    // has `ob_size`.
     #[cfg(not(Py_GIL_DISABLED))]
     unsafe {
         ffi::Py_SIZE(obj) as usize
@@ -73,7 +74,8 @@ pub unsafe fn tuple_items<'a>(tuple: Obj) -> &'a [Obj] {
 /// `dict` is a live dict.
 #[inline(always)]
 pub unsafe fn dict_len(dict: Obj) -> usize {
-    // SAFETY: the caller guarantees a live dict (or subclass), whose struct starts with the
+    // SAFETY: `dict` is a live dict or subclass (this function's precondition), whose struct starts
+    // with the
     // `PyDictObject` fields; `ma_used` is its number of entries.
     #[cfg(not(Py_GIL_DISABLED))]
     unsafe {
@@ -168,7 +170,7 @@ impl ListItems {
         #[cfg(not(Py_GIL_DISABLED))]
         return ListItems {
             list,
-            // SAFETY: `list` is a live list (the caller's promise), whose `ob_size` is its
+            // SAFETY: `list` is a live list (this function's precondition), whose `ob_size` is its
             // length; with the GIL held no other thread changes it while it is read.
             len: unsafe { var_size(list) },
         };
@@ -224,7 +226,7 @@ impl ListItems {
     /// The thread is attached, and the list still alive (the caller's hold).
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
-        // SAFETY: the list is kept alive by the caller.
+        // SAFETY: the list is alive and the thread attached (this method's precondition).
         #[cfg(not(Py_GIL_DISABLED))]
         return unsafe { var_size(self.list) } != self.len;
         // SAFETY: as above.
@@ -303,7 +305,7 @@ pub unsafe fn while_held<R>(obj: Obj, walk: impl FnOnce() -> R) -> R {
 /// `set` is a live set or frozenset.
 #[inline]
 pub unsafe fn set_len(set: Obj) -> usize {
-    // SAFETY: the caller guarantees a live set.
+    // SAFETY: `set` is a live set or frozenset (this function's precondition).
     unsafe { ffi::PySet_Size(set) as usize }
 }
 

@@ -128,8 +128,8 @@ impl DictIter {
     /// The dict is still alive (the caller's hold) and the GIL is held.
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
-        // SAFETY: the caller keeps the dict alive while iterating (this method's precondition, as
-        // `new`'s) and the GIL is held, so `dict_len` reads a live dict.
+        // SAFETY: the dict is alive and the GIL is held (this method's precondition, as `new`'s),
+        // so `dict_len` reads a live dict.
         unsafe { super::dict_len(self.dict) != self.len }
     }
 
@@ -141,7 +141,8 @@ impl DictIter {
     #[inline(always)]
     fn next_direct(&mut self) -> Option<(Obj, Obj)> {
         use layout::*;
-        // SAFETY: `dict` is live (caller's contract) and combined, so `ma_keys` is its table;
+        // SAFETY: `dict` is live, as `new`'s precondition keeps it for the iterator's life, and
+        // combined (checked in `new`), so `ma_keys` is its table;
         // `table` holds where that table's entries start (same address and shape), and
         // `pos < dk_nentries` keeps the entry read within them.
         unsafe {
@@ -298,8 +299,8 @@ impl DictIter {
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
         let (dict, calls) = self.since;
-        // SAFETY: the caller's hold keeps `dict` alive (this method's precondition) and the thread
-        // is attached, so `dict_len` reads a live dict.
+        // SAFETY: `dict` is alive and the thread attached (this method's precondition), so
+        // `dict_len` reads a live dict.
         super::python_calls() != calls && unsafe { super::dict_len(dict) } != self.entries.len()
     }
 }

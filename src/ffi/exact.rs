@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 
-use super::{fetch_error, Known, Obj, Owned, TypePtr};
+use super::{fetch_error, Known, Obj, Owned, Ref, TypePtr};
 
 /// Types and names the exact mode uses, looked up once per process.
 pub struct ExactHandles {
@@ -151,14 +151,15 @@ pub unsafe fn new_complex(real: f64, imag: f64) -> Result<Owned, PyErr> {
 /// A new `datetime` with its `fold`; `ValueError` for a field out of range.
 ///
 /// # Safety
-/// The GIL is held; `tz` is a live tzinfo or None.
+/// The GIL is held; `tz` is a tzinfo, or `None` for a naive datetime.
 pub unsafe fn new_datetime_fold(
     known: &Known,
     date: (i32, i32, i32),
     time: (i32, i32, i32, i32),
     fold: i32,
-    tz: Obj,
+    tz: Option<Ref<'_>>,
 ) -> Result<Owned, PyErr> {
+    let tz = tz.map_or(super::none(), Ref::as_ptr);
     // SAFETY: the C API is loaded; the constructor validates every field.
     unsafe {
         let api = &*known.datetime_api;
@@ -181,13 +182,14 @@ pub unsafe fn new_datetime_fold(
 /// A new `time` with its `fold`; `ValueError` for a field out of range.
 ///
 /// # Safety
-/// The GIL is held; `tz` is a live tzinfo or None.
+/// The GIL is held; `tz` is a tzinfo, or `None` for a naive time.
 pub unsafe fn new_time_fold(
     known: &Known,
     time: (i32, i32, i32, i32),
     fold: i32,
-    tz: Obj,
+    tz: Option<Ref<'_>>,
 ) -> Result<Owned, PyErr> {
+    let tz = tz.map_or(super::none(), Ref::as_ptr);
     // SAFETY: as above.
     unsafe {
         let api = &*known.datetime_api;

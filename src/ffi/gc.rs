@@ -18,8 +18,8 @@ impl GcPause {
     /// The GIL is held, and the value is dropped while it is still held.
     pub unsafe fn new() -> GcPause {
         GcPause {
-            // SAFETY: `PyGC_Disable` needs only an attached thread, which the caller guarantees;
-            // it returns the previous state, restored on drop.
+            // SAFETY: `PyGC_Disable` needs only an attached thread, which the GIL held (this
+            // function's precondition) is; it returns the previous state, restored on drop.
             was_enabled: unsafe { ffi::PyGC_Disable() } != 0,
         }
     }
@@ -28,7 +28,8 @@ impl GcPause {
 impl Drop for GcPause {
     fn drop(&mut self) {
         if self.was_enabled {
-            // SAFETY: `new`'s caller keeps the GIL until this drop.
+            // SAFETY: a `GcPause` is dropped while the GIL is still held: `new`, the only way to
+            // make one, requires it.
             unsafe { ffi::PyGC_Enable() };
         }
     }

@@ -49,7 +49,7 @@ pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
 pub use known::{compat_ext_type, set_compat_ext_type, Known};
-pub use numpy::{parse_dtype, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
+pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use refs::Ref;
 pub use scalars::*;
@@ -65,6 +65,13 @@ pub use pyo3::ffi::PyObject;
 
 /// A borrowed pointer to a live Python object.
 pub type Obj = *mut PyObject;
+
+/// Whether this thread is attached to the interpreter (holds the GIL, or on free-threaded builds
+/// has an attached thread state): for debug checks.
+pub fn attached() -> bool {
+    // SAFETY: `PyGILState_Check` may be called on any thread, attached or not.
+    unsafe { pyo3::ffi::PyGILState_Check() == 1 }
+}
 
 /// Before 3.14 pyo3-ffi reads a str's header itself: nothing to check.
 #[cfg(not(Py_3_14))]

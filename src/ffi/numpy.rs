@@ -290,6 +290,24 @@ impl Drop for ArrayBuffer {
     }
 }
 
+/// Where a numpy scalar object (`np.float32(1.5)`, ...) keeps its value, in native byte order:
+/// right after the object header (numpy/arrayscalars.h). Valid while `obj` lives.
+///
+/// # Safety
+/// `obj` is an instance of one of numpy's scalar types whose value has a fixed size (bool, the
+/// ints and floats, datetime64 and timedelta64).
+#[inline(always)]
+pub unsafe fn scalar_value(obj: super::Ref<'_>) -> *const u8 {
+    // SAFETY: such a scalar's layout is the object header followed by its value (the
+    // precondition), so the address one header past its start is inside the object.
+    unsafe {
+        obj.as_ptr()
+            .cast::<u8>()
+            .add(std::mem::size_of::<pyo3::ffi::PyObject>())
+            .cast_const()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

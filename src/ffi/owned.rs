@@ -1,9 +1,13 @@
+use std::ptr::NonNull;
+
 use pyo3::ffi;
 
 use super::Obj;
 
 /// A strong reference to a Python object, released when dropped.
-pub struct Owned(Obj);
+///
+/// Never null, so `Option<Owned>` is the size of a pointer.
+pub struct Owned(NonNull<ffi::PyObject>);
 
 impl Owned {
     /// Takes over a new reference; `None` if `ptr` is null (a Python error is then set).
@@ -12,17 +16,14 @@ impl Owned {
     /// `ptr` is null or a strong reference the caller gives up, and the GIL is held.
     #[inline(always)]
     pub unsafe fn from_new(ptr: Obj) -> Option<Owned> {
-        if ptr.is_null() {
-            None
-        } else {
-            Some(Owned(ptr))
-        }
+        NonNull::new(ptr).map(Owned)
     }
 
     /// Takes over the reference a `Bound` holds (never null).
     #[inline(always)]
     pub fn from_bound(obj: pyo3::Bound<'_, pyo3::PyAny>) -> Owned {
-        Owned(obj.into_ptr())
+        // SAFETY: a `Bound` holds a live object, never null.
+        Owned(unsafe { NonNull::new_unchecked(obj.into_ptr()) })
     }
 
     /// Takes a new strong reference to a borrowed object.
@@ -31,20 +32,24 @@ impl Owned {
     /// `ptr` points to a live object and the GIL is held.
     #[inline(always)]
     pub unsafe fn from_borrowed(ptr: Obj) -> Owned {
-        // SAFETY: the caller guarantees `ptr` is live and the GIL is held.
-        unsafe { ffi::Py_INCREF(ptr) };
-        Owned(ptr)
+        debug_assert!(!ptr.is_null(), "a strong reference to null");
+        // SAFETY: `ptr` points at a live object and the GIL is held (this function's
+        // precondition), so its count can be raised; a live object is not at null.
+        unsafe {
+            ffi::Py_INCREF(ptr);
+            Owned(NonNull::new_unchecked(ptr))
+        }
     }
 
     #[inline(always)]
     pub fn as_ptr(&self) -> Obj {
-        self.0
+        self.0.as_ptr()
     }
 
     /// Gives the reference to the caller, who becomes responsible for releasing it.
     #[inline(always)]
     pub fn into_raw(self) -> Obj {
-        let ptr = self.0;
+        let ptr = self.0.as_ptr();
         std::mem::forget(self);
         ptr
     }
@@ -65,6 +70,6 @@ impl Drop for Owned {
     fn drop(&mut self) {
         // SAFETY: `Owned` always holds a strong reference, and every `Owned` is created and dropped
         // by code that holds the GIL (the serializer and decoder never release it).
-        unsafe { ffi::Py_DECREF(self.0) }
+        unsafe { ffi::Py_DECREF(self.0.as_ptr()) }
     }
 }

@@ -40,7 +40,8 @@ impl<'a> Ref<'a> {
         let count = || unsafe { ffi::Py_REFCNT(ptr) };
         debug_assert!(count() > 0, "a Ref to a freed object");
         Ref {
-            // SAFETY: the caller guarantees `ptr` is not null, checked above in debug builds.
+            // SAFETY: `ptr` points at a live object (this function's precondition), so it is not
+            // null; checked above in debug builds.
             ptr: unsafe { NonNull::new_unchecked(ptr) },
             _borrow: PhantomData,
         }
@@ -62,6 +63,14 @@ impl<'a> Ref<'a> {
         unsafe { Ref::new(obj.as_ptr()) }
     }
 
+    /// The object a `Py` holds, borrowed while the `Py` is, on the thread `py` attaches.
+    #[inline(always)]
+    pub fn of_py<T>(obj: &'a pyo3::Py<T>, _py: pyo3::Python<'a>) -> Ref<'a> {
+        // SAFETY: a `Py` is a strong reference, so its object lives at least as long as the
+        // borrow of `obj`, and `py` shows the thread is attached for `'a`.
+        unsafe { Ref::new(obj.as_ptr()) }
+    }
+
     /// The raw pointer, for the calls of the CPython API in `ffi`.
     #[inline(always)]
     pub fn as_ptr(self) -> Obj {
@@ -73,6 +82,15 @@ impl<'a> Ref<'a> {
     pub fn type_of(self) -> TypePtr {
         // SAFETY: the object is live (the type's invariant), and every live object has a type.
         unsafe { super::type_of(self.as_ptr()) }
+    }
+
+    /// The object's type as an object: every instance holds its type, so it lives as long as
+    /// the object does.
+    #[inline(always)]
+    pub fn type_ref(self) -> Ref<'a> {
+        // SAFETY: an object holds a strong reference to its type, so the type is live for `'a`
+        // like the object (the type's invariant), on the same attached thread.
+        unsafe { Ref::new(self.type_of().cast()) }
     }
 
     /// Whether this is `None`.

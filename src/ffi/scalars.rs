@@ -16,7 +16,8 @@ pub enum IntValue {
 #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
 #[inline(always)]
 pub unsafe fn int_value(obj: Obj) -> IntValue {
-    // SAFETY: the caller guarantees an int, whose layout is described at `digits_of`.
+    // SAFETY: `obj` is a live int (this function's precondition), whose layout is described at
+    // `digits_of`.
     let (digits, count, negative) = unsafe { digits_of(obj) };
     // SAFETY: `digits` points at the int's `count` digits.
     unsafe {
@@ -42,7 +43,8 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
 #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
 #[inline(always)]
 unsafe fn digits_of(obj: Obj) -> (*const u32, usize, bool) {
-    // SAFETY: the caller guarantees an int, whose layout is described above.
+    // SAFETY: `obj` is a live int (this function's precondition), whose layout is described
+    // above.
     unsafe {
         let word = *(obj as *const isize).add(2);
         let digits = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;

@@ -16,7 +16,7 @@ use super::{Obj, Owned};
 pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
     // SAFETY: `obj` is a live str and the GIL is held (the precondition); both readers return a
     // slice of the object's own storage or of its cached UTF-8 form, which live as long as `obj`,
-    // and the caller uses it no longer.
+    // and the slice is not used after `obj` dies (the precondition too).
     unsafe {
         match compact_ascii(obj) {
             Some(utf8) => Some(utf8),
@@ -214,7 +214,8 @@ unsafe fn decode_into<T: TryFrom<u32>>(utf8: &[u8], dst: *mut T) {
     let mut out = dst;
     let n = utf8.len();
     // SAFETY: valid UTF-8 guarantees each lead byte is followed by its continuation bytes,
-    // so every index read is below `n`; the caller sized `dst`.
+    // so every index read is below `n`; `dst` has room for one `T` per character (this
+    // function's precondition), and one is written per character.
     unsafe {
         while i < n {
             let b0 = *utf8.get_unchecked(i) as u32;

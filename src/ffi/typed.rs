@@ -7,7 +7,7 @@ use std::os::raw::c_char;
 use pyo3::ffi;
 use pyo3::PyErr;
 
-use super::{fetch_error, Known, Obj, Owned};
+use super::{fetch_error, Known, Obj, Owned, Ref};
 
 /// `object.__new__(cls)`: an instance of `cls` whose `__init__` has not run.
 ///
@@ -51,11 +51,20 @@ pub unsafe fn set_attr_direct(obj: Obj, name: Obj, value: Obj) -> Result<(), PyE
 /// `func(*args, **dict(zip(kwnames, args[len(args) - len(kwnames):])))`.
 ///
 /// # Safety
-/// `func`, every arg and `kwnames` (a tuple of str, or null) are live; the GIL is held.
-pub unsafe fn vectorcall(func: Obj, args: &[Obj], kwnames: Obj) -> Result<Owned, PyErr> {
-    // SAFETY: `func`, every arg and `kwnames` (a tuple of str no longer than `args`, or null) are
-    // live and the GIL is held (the precondition), so `positional` is within `args`; vectorcall
-    // borrows them for the call only.
+/// Every argument stays alive for the whole call, which runs Python code: each is held by a
+/// strong reference of the caller's, not only by a container that code could change.
+/// `kwnames` is a tuple of str no longer than `args`.
+pub unsafe fn vectorcall(
+    func: Ref<'_>,
+    args: &[Ref<'_>],
+    kwnames: Option<Ref<'_>>,
+) -> Result<Owned, PyErr> {
+    let kwnames = kwnames.map_or(std::ptr::null_mut(), Ref::as_ptr);
+    // SAFETY: `func`, every arg and `kwnames` are live and the thread attached (`Ref`'s
+    // invariant), and the arguments stay alive through the call (the precondition); `kwnames`
+    // is a tuple no longer than `args` (the precondition), so `positional` is within `args`.
+    // `Ref` is a transparent non-null object pointer, so `args` is the `PyObject *const *`
+    // vectorcall borrows for the call.
     unsafe {
         let positional = if kwnames.is_null() {
             args.len()
@@ -63,8 +72,8 @@ pub unsafe fn vectorcall(func: Obj, args: &[Obj], kwnames: Obj) -> Result<Owned,
             args.len() - ffi::PyTuple_GET_SIZE(kwnames) as usize
         };
         Owned::from_new(ffi::PyObject_Vectorcall(
-            func,
-            args.as_ptr(),
+            func.as_ptr(),
+            args.as_ptr().cast::<Obj>(),
             positional,
             kwnames,
         ))

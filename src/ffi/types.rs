@@ -14,7 +14,8 @@ pub type TypePtr = *mut ffi::PyTypeObject;
 /// `obj` points to a live object.
 #[inline(always)]
 pub unsafe fn type_of(obj: Obj) -> TypePtr {
-    // SAFETY: the caller guarantees `obj` is live.
+    // SAFETY: `obj` is live (this function's precondition), and a live object's header holds its
+    // type.
     unsafe { ffi::Py_TYPE(obj) }
 }
 
@@ -49,7 +50,8 @@ builtin_type!(frozenset_type, PyFrozenSet_Type);
 /// `ty` points to a live type object.
 #[inline(always)]
 pub unsafe fn has_flag(ty: TypePtr, flag: std::os::raw::c_ulong) -> bool {
-    // SAFETY: the caller guarantees `ty` is live.
+    // SAFETY: `ty` is a live type object (this function's precondition), so its flags can be
+    // read.
     unsafe { ffi::PyType_HasFeature(ty, flag) != 0 }
 }
 
@@ -59,7 +61,7 @@ pub unsafe fn has_flag(ty: TypePtr, flag: std::os::raw::c_ulong) -> bool {
 /// Both point to live type objects and the GIL is held.
 #[inline]
 pub unsafe fn is_subtype(ty: TypePtr, base: TypePtr) -> bool {
-    // SAFETY: the caller guarantees both are live type objects.
+    // SAFETY: both are live type objects and the GIL is held (this function's precondition).
     unsafe { ffi::PyType_IsSubtype(ty, base) != 0 }
 }
 
@@ -74,7 +76,7 @@ pub use ffi::{
 /// `obj` points to a live object and the GIL is held.
 #[cold]
 pub unsafe fn type_name(obj: Obj) -> String {
-    // SAFETY: the caller guarantees `obj` is live and the GIL is held.
+    // SAFETY: `obj` is live and the GIL is held (this function's precondition).
     unsafe {
         let ty = type_of(obj);
         std::ffi::CStr::from_ptr((*ty).tp_name)

@@ -53,7 +53,8 @@ impl BytesWriter {
     /// A writer that starts in `scratch`.
     ///
     /// # Safety
-    /// The GIL is held, and `scratch` outlives the writer and is not used otherwise meanwhile.
+    /// The GIL is held while the writer lives, and `scratch` outlives the writer and is not used
+    /// otherwise meanwhile.
     #[inline(always)]
     pub unsafe fn in_scratch(scratch: &mut Scratch) -> BytesWriter {
         BytesWriter {
@@ -71,7 +72,8 @@ impl BytesWriter {
     /// [`in_scratch`]: BytesWriter::in_scratch
     ///
     /// # Safety
-    /// The GIL is held, and `buf` outlives the writer and is not used otherwise meanwhile.
+    /// The GIL is held while the writer lives, and `buf` outlives the writer and is not used
+    /// otherwise meanwhile.
     #[inline(always)]
     pub unsafe fn in_buffer(buf: &mut [MaybeUninit<u8>]) -> BytesWriter {
         BytesWriter {
@@ -173,7 +175,8 @@ impl BytesWriter {
         debug_assert!(self.cap - self.len >= bytes.len());
         let n = bytes.len();
         let src = bytes.as_ptr();
-        // SAFETY: the caller reserved room for `n` bytes at `dst`; every read below stays
+        // SAFETY: a prior `reserve` made room for `n` bytes at `dst` (this method's precondition);
+        // every read below stays
         // within `src[..n]` (the two moves of each size class overlap rather than overrun),
         // and the destination is our private buffer, so nothing overlaps.
         unsafe {
@@ -207,7 +210,8 @@ impl BytesWriter {
     #[inline(always)]
     pub unsafe fn put_block<const N: usize>(&mut self, block: &[u8; N], len: usize) {
         debug_assert!(self.cap - self.len >= N && len <= N);
-        // SAFETY: the caller reserved `N` bytes.
+        // SAFETY: a prior `reserve` made room for `N` more bytes at `len` (this method's
+        // precondition), and exactly `N` are written.
         unsafe {
             let dst = self.data().add(self.len);
             dst.cast::<[u8; N]>().write_unaligned(*block);
@@ -319,7 +323,9 @@ impl BytesWriter {
         if self.len != self.cap {
             if self.cap >= LARGE {
                 if RELEASED.fetch_max(self.cap, Ordering::Relaxed) < self.cap {
-                    release_block_of(self.cap);
+                    // SAFETY: a writer is used only while the GIL is held, from its making
+                    // to its end (its constructors' precondition).
+                    unsafe { release_block_of(self.cap) };
                 }
                 if self.cap - self.len < (self.cap / 4).min(LARGE) {
                     return Ok(self.keep_whole());
@@ -374,10 +380,13 @@ impl BytesWriter {
 /// 1 MB outputs). Freeing an untouched block of the full size raises the threshold for the cost
 /// of mapping and unmapping it: no page of it becomes resident, and the output is not copied.
 /// Done the first time each larger size is reached in the process.
+///
+/// # Safety
+/// The GIL is held (`PyObject_Malloc` needs it).
 #[cold]
 #[inline(never)]
-fn release_block_of(size: usize) {
-    // SAFETY: the GIL is held by every caller of the writer; the block is freed unread and
+unsafe fn release_block_of(size: usize) {
+    // SAFETY: the GIL is held (this function's precondition); the block is freed unread and
     // unwritten, and a failed allocation (null) is simply not freed.
     unsafe {
         let block = ffi::PyObject_Malloc(size);
@@ -398,8 +407,9 @@ impl Drop for BytesWriter {
 
 #[cold]
 fn fetch_memory_error() -> Error {
-    // SAFETY: only reads and clears the current thread's error indicator; the GIL is held by
-    // every caller of the writer.
+    debug_assert!(super::attached(), "a writer on a detached thread");
+    // SAFETY: a writer is used only while the GIL is held, from its making to its end (its
+    // constructors' precondition); checked in debug builds.
     let py = unsafe { pyo3::Python::assume_attached() };
     PyErr::take(py)
         .unwrap_or_else(|| pyo3::exceptions::PyMemoryError::new_err("out of memory"))

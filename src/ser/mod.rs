@@ -11,13 +11,14 @@ use pyo3::prelude::*;
 
 use crate::emit::{JsonCompat, JsonEmitter, Legacy, MsgpackEmitter};
 use crate::error::Res;
-use crate::ffi::{self, BytesWriter, Known, Numpy, Obj, Owned, Ref, TypePtr};
+use crate::ffi::{self, BytesWriter, Known, Numpy, Owned, Ref, TypePtr};
 use crate::opt::{self, Opt};
 use state::State;
 
 /// What stays the same for a whole call: the user's `default` and type pointers looked up once.
-pub struct Ctx {
-    pub default: Option<Obj>,
+/// `'a` is the call's: the arguments it borrows live while it runs.
+pub struct Ctx<'a> {
+    pub default: Option<Ref<'a>>,
     pub ext_type: TypePtr,
     /// `Fragment` and `json.Fragment` (final classes: told by pointer).
     pub fragment_types: (TypePtr, TypePtr),
@@ -38,7 +39,7 @@ pub struct Ctx {
     /// `fastmsgpack.compat`'s `unicode_errors`, other than "strict" and "replace".
     pub unicode_errors: Option<std::ffi::CString>,
     /// `buffer_callback`: where out-of-band buffers go.
-    pub oob: Option<per_type::oob::Sink>,
+    pub oob: Option<per_type::oob::Sink<'a>>,
     /// Buffers of at least this many bytes are offered to `oob` (`usize::MAX` without it).
     pub oob_threshold: usize,
     /// With `OPT_EXACT` or a `Registry`: what they need (boxed: one word, null without them, so
@@ -54,10 +55,10 @@ pub type Hooks<'a, 'py> = (
 
 /// What stays the same for a whole call, looked up once.
 #[inline(always)]
-fn context<'py>(py: Python<'py>, hooks: Hooks<'_, 'py>, opts: Opt) -> PyResult<Ctx> {
+fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResult<Ctx<'a>> {
     let (default, registry) = hooks;
     Ok(Ctx {
-        default: default.map(|d| d.as_ptr()),
+        default: default.map(Ref::of_bound),
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
         fragment_types: (
             <crate::fragment::Fragment as pyo3::PyTypeInfo>::type_object_raw(py),
@@ -117,11 +118,11 @@ pub fn packb<'py>(
 pub type OobArgs<'a, 'py> = Option<(&'a Bound<'py, PyAny>, usize)>;
 
 /// Sends the out-of-band buffers of this call to `oob`'s callback.
-fn set_oob(py: Python<'_>, cx: &mut Ctx, oob: OobArgs<'_, '_>) -> PyResult<()> {
+fn set_oob<'a, 'py: 'a>(py: Python<'py>, cx: &mut Ctx<'a>, oob: OobArgs<'a, 'py>) -> PyResult<()> {
     if let Some((callback, threshold)) = oob {
         cx.oob = Some(per_type::oob::Sink {
-            callback: callback.as_ptr(),
-            pickle_buffer: crate::oob::pickle_buffer_type(py)?.as_ptr(),
+            callback: Ref::of_bound(callback),
+            pickle_buffer: Ref::of_bound(crate::oob::pickle_buffer_type(py)?.as_any()),
             count: std::cell::Cell::new(0),
         });
         cx.oob_threshold = threshold;

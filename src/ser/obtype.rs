@@ -133,7 +133,7 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     if let Some(known) = cx.lineage.get(ty, |&ob| ob) {
         return known;
     }
-    // SAFETY: `ty` is a live type object; the GIL is held by every caller of the dispatch.
+    // SAFETY: `ty` is a live type object and the GIL is held (this function's precondition).
     let found = unsafe { classify_uncommon(ty, st, cx) };
     // SAFETY: as above, and `ty` was not in the memo.
     unsafe { cx.lineage.put(ty, found) };
@@ -175,7 +175,7 @@ unsafe fn classify_uncommon(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             return ObType::NumpyScalar;
         }
     }
-    // SAFETY: `ty` is a live type object; the GIL is held by every caller of the dispatch.
+    // SAFETY: `ty` is a live type object and the GIL is held (this function's precondition).
     unsafe { classify_by_lineage(ty, st, cx) }
 }
 

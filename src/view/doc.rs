@@ -48,9 +48,8 @@ pub struct Doc {
     owned: bool,
     data: *const u8,
     len: usize,
+    /// Holds `ext_hook` too (the one reference to it the document has).
     pub setup: Setup,
-    /// Keeps alive what `setup` points to; typed reads pass it on.
-    pub ext_hook: Option<Py<PyAny>>,
     pub dec_hook: Option<Py<PyAny>>,
     /// The plan of the type the document is read as (`View(data, type=T)`).
     pub plan: Option<Py<TypePlan>>,
@@ -59,10 +58,10 @@ pub struct Doc {
 }
 
 // SAFETY: `data` points into memory that `source` owns and keeps unchanged (a bytes object, a
-// read-only export, or our own copy) until the document is dropped; the raw pointers of `setup`
-// refer to objects kept alive by `_ext_hook` or by the process (the handles of `Known` and
-// `Numpy`), and are only used while attached; `setup` holds no bin views (`Setup::new` makes
-// none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is shared.
+// read-only export, or our own copy) until the document is dropped; `setup` holds the hook (a
+// `Py`) and the process's handles of `Known` and `Numpy`, used only while attached; it holds no
+// bin views (`Setup::of` makes none, and `View` refuses `OPT_BIN_MEMORYVIEW`), so no `Rc` is
+// shared. The tables are behind locks.
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}
@@ -75,7 +74,7 @@ impl Doc {
             Source::Buffer(b) => visit.call(b.exporter())?,
             Source::Bytes(_) => {}
         }
-        visit.call(&self.ext_hook)?;
+        visit.call(self.setup.ext_hook())?;
         visit.call(&self.dec_hook)?;
         visit.call(&self.plan)
     }
@@ -119,14 +118,13 @@ impl Doc {
         } else {
             Spans::default()
         };
-        let setup = Setup::new(py, opts, ext_hook, None)?;
+        let setup = Setup::of(py, opts, ext_hook, None)?;
         Ok(Doc {
             source,
             owned,
             data: ptr,
             len,
             setup,
-            ext_hook: ext_hook.map(|h| h.clone().unbind()),
             dec_hook: dec_hook.map(|h| h.clone().unbind()),
             plan,
             spans,
@@ -155,7 +153,10 @@ impl Doc {
     /// `bytes` subclass or an exporter with attributes), so that its views must be seen by the
     /// garbage collector.
     pub fn refers_out(&self) -> bool {
-        self.owned || self.ext_hook.is_some() || self.dec_hook.is_some() || self.plan.is_some()
+        self.owned
+            || self.setup.ext_hook().is_some()
+            || self.dec_hook.is_some()
+            || self.plan.is_some()
     }
 
     pub fn opts(&self) -> Opt {

@@ -217,13 +217,16 @@ pub fn _view<'py>(
 /// Exports `bytes` of the document that `owner` (a view) keeps alive, read-only.
 ///
 /// # Safety
-/// As [`ffi::fill_readonly`].
+/// `view` is the request CPython passed to `owner`'s `bf_getbuffer`, the GIL is held, and `bytes`
+/// lie in the document `owner` holds.
 unsafe fn export(
     owner: &Bound<'_, PyAny>,
     view: *mut pyo3::ffi::Py_buffer,
     bytes: &[u8],
     flags: std::os::raw::c_int,
 ) -> PyResult<()> {
-    // SAFETY: forwarded; the view holds the document, which holds the bytes.
+    // SAFETY: `view` is `owner`'s buffer request and the GIL is held (this function's
+    // precondition); `owner` holds the document, which holds `bytes` unchanged (read-only) for as
+    // long as the export, which holds `owner`, lives.
     unsafe { ffi::fill_readonly(view, owner.as_ptr(), bytes, flags) }
 }

@@ -82,7 +82,7 @@ impl Doc {
             plan.bind(py).clone(),
             self.dec_hook.as_ref().map(|h| h.bind(py)),
             self.opts(),
-            self.ext_hook.as_ref().map(|h| h.bind(py)),
+            self.setup.ext_hook().map(|h| h.bind(py)),
             None,
         )?;
         typed
@@ -103,7 +103,7 @@ impl Doc {
             tp,
             self.dec_hook.as_ref().map(|h| h.bind(py)),
             self.opts(),
-            self.ext_hook.as_ref().map(|h| h.bind(py)),
+            self.setup.ext_hook().map(|h| h.bind(py)),
             None,
         )?;
         typed

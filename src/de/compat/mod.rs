@@ -20,7 +20,7 @@ use super::reader::{DeResult, Reader};
 use super::token::{self, Token};
 use super::walk::{self, made, Begin, Policy};
 use super::Session;
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Owned, Ref};
 use options::CompatOptions;
 
 /// The object that starts at `offset` in `input`, decoded as `o` says, and where it ends.
@@ -125,7 +125,7 @@ impl<'a> Compat<'_, 'a, '_> {
     #[inline(always)]
     fn checked(&self, (key, from_other): (Owned, bool)) -> DeResult<Owned> {
         if from_other && self.o.strict_map_key {
-            strict_key(self.py, key.as_ptr())?;
+            strict_key(self.py, Ref::of(&key))?;
         }
         Ok(key)
     }
@@ -338,9 +338,9 @@ impl<'a> Policy<'a> for Compat<'_, 'a, '_> {
 /// unless it is a str or bytes all the same (what an `ext_hook` returned), as msgpack-python
 /// checks the key's type.
 #[cold]
-fn strict_key(py: Python<'_>, key: Obj) -> DeResult<()> {
-    // SAFETY: `key` is live (its owner outlives this call); attached.
-    let key = unsafe { Bound::from_borrowed_ptr(py, key) };
+fn strict_key(py: Python<'_>, key: Ref<'_>) -> DeResult<()> {
+    // SAFETY: `key` is live (`Ref`'s invariant) and the thread attached (`py`).
+    let key = unsafe { Bound::from_borrowed_ptr(py, key.as_ptr()) };
     if key.is_exact_instance_of::<pyo3::types::PyString>()
         || key.is_exact_instance_of::<pyo3::types::PyBytes>()
     {

@@ -4,7 +4,7 @@ use super::{bad, cause_text, refused, Exact};
 use crate::de::error::DeError;
 use crate::de::reader::DeResult;
 use crate::exact::{self as code, tz};
-use crate::ffi::{self, Owned};
+use crate::ffi::{self, Owned, Ref};
 
 /// The time zone of `suffix`: `None` (naive) when it is empty.
 fn zone(exact: &Exact, tag: i8, suffix: &[u8], start: usize) -> DeResult<Option<Owned>> {
@@ -119,10 +119,6 @@ fn new_zone(exact: &Exact, tag: i8, suffix: &[u8], start: usize) -> DeResult<Opt
     }
 }
 
-fn none_or(tz: &Option<Owned>) -> ffi::Obj {
-    tz.as_ref().map_or(ffi::none(), Owned::as_ptr)
-}
-
 fn fold(tag: i8, b: u8, start: usize) -> DeResult<i32> {
     match b {
         0 | 1 => Ok(b as i32),
@@ -158,7 +154,7 @@ pub fn datetime(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
                 micro.min(i32::MAX as u32) as i32,
             ),
             fold,
-            none_or(&zone),
+            zone.as_ref().map(Ref::of),
         )
     }
     .map_err(|c| refused(tag, c, start))
@@ -208,7 +204,7 @@ pub fn time(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
                 micro.min(i32::MAX as u32) as i32,
             ),
             fold,
-            none_or(&zone),
+            zone.as_ref().map(Ref::of),
         )
     }
     .map_err(|c| refused(tag, c, start))

@@ -5,7 +5,7 @@
 use super::decode::{made, TypedDecoder};
 use super::error::{TError, TResult};
 use super::plan::{Class, Field, Missing};
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Owned, Ref};
 
 impl TypedDecoder<'_> {
     /// Fills the fields the input left out from their defaults; a required one missing is an
@@ -24,9 +24,8 @@ impl TypedDecoder<'_> {
             *slot = match &f.missing {
                 Missing::Required if f.init => return Err(self.missing(node, f, start)),
                 Missing::Required | Missing::Omit => None,
-                // SAFETY: attached; the plan keeps the default alive.
-                Missing::Value(v) => Some(unsafe { Owned::from_borrowed(v.as_ptr()) }),
-                // SAFETY: attached; the plan keeps the factory alive.
+                Missing::Value(v) => Some(Ref::of_py(v, self.py).hold()),
+                // SAFETY: attached (`py`); the plan holds the factory.
                 Missing::Factory(factory) => Some(unsafe { ffi::call0(factory.as_ptr())? }),
             };
         }
@@ -81,7 +80,8 @@ impl TypedDecoder<'_> {
                 }
             }
             if class.post_init {
-                if let Err(cause) = ffi::call_method0(obj.as_ptr(), self.handles.post_init) {
+                let name = Ref::of_py(&self.handles.post_init, self.py);
+                if let Err(cause) = ffi::call_method0(obj.as_ptr(), name.as_ptr()) {
                     return Err(self.refused_or_raised(
                         node,
                         "a value its constructor refused",
@@ -102,23 +102,28 @@ impl TypedDecoder<'_> {
         values: &[Option<Owned>],
         start: usize,
     ) -> TResult<Owned> {
+        let py = self.py;
         let mut args = Vec::new();
         let mut names = Vec::new();
         for (f, value) in class.fields.iter().zip(values) {
             if let (true, Some(value)) = (f.init, value) {
-                args.push(value.as_ptr());
-                names.push(f.name.as_ptr());
+                args.push(Ref::of(value));
+                names.push(Ref::of_py(&f.name, py));
             }
         }
-        // SAFETY: attached; every pointer is live for the call.
+        // SAFETY: attached (`py`); `kwnames` is a new tuple of as many str as there are
+        // arguments, each slot filled once with a strong reference; every argument is held by
+        // `values`, which this call borrows, so it outlives the constructor's Python code.
         unsafe {
             let kwnames = made(ffi::new_tuple(names.len()))?;
-            for (i, &name) in names.iter().enumerate() {
-                ffi::tuple_set(&kwnames, i, Owned::from_borrowed(name));
+            for (i, name) in names.iter().enumerate() {
+                ffi::tuple_set(&kwnames, i, name.hold());
             }
-            ffi::vectorcall(class.cls.as_ptr(), &args, kwnames.as_ptr()).map_err(|cause| {
-                self.refused_or_raised(node, "a value its constructor refused", start, cause)
-            })
+            ffi::vectorcall(Ref::of_py(&class.cls, py), &args, Some(Ref::of(&kwnames))).map_err(
+                |cause| {
+                    self.refused_or_raised(node, "a value its constructor refused", start, cause)
+                },
+            )
         }
     }
 
@@ -168,10 +173,11 @@ impl TypedDecoder<'_> {
                 return Ok(tuple);
             }
         }
-        let args: Vec<Obj> = values.iter().flatten().map(Owned::as_ptr).collect();
-        // SAFETY: attached; every argument is live for the call.
-        unsafe { ffi::vectorcall(class.cls.as_ptr(), &args, std::ptr::null_mut()) }.map_err(
-            |cause| self.refused_or_raised(node, "a value its constructor refused", start, cause),
-        )
+        let args: Vec<Ref<'_>> = values.iter().flatten().map(Ref::of).collect();
+        // SAFETY: every argument is held by `values`, which this call borrows, so it outlives
+        // the constructor's Python code; no keyword names.
+        unsafe { ffi::vectorcall(Ref::of_py(&class.cls, self.py), &args, None) }.map_err(|cause| {
+            self.refused_or_raised(node, "a value its constructor refused", start, cause)
+        })
     }
 }

@@ -409,9 +409,11 @@ impl<'a> TypedDecoder<'a> {
     fn model(&mut self, node: usize, cls: Ref<'_>, depth: u32) -> TResult<Owned> {
         let start = self.r.pos;
         let value = self.untyped(self.setup, depth)?;
-        // SAFETY: attached; `cls` is kept alive by the plan, `value` is live.
-        unsafe { ffi::call_method1(cls.as_ptr(), self.handles.model_validate, value.as_ptr()) }
-            .map_err(|cause| match pydantic_refusal(self.py, &cause) {
+        let name = Ref::of_py(&self.handles.model_validate, self.py);
+        // SAFETY: attached (`py`); `cls` is held by the plan, the name by the process's handles,
+        // `value` here.
+        unsafe { ffi::call_method1(cls.as_ptr(), name.as_ptr(), value.as_ptr()) }.map_err(|cause| {
+            match pydantic_refusal(self.py, &cause) {
                 Some((message, steps)) => steps
                     .into_iter()
                     .rev()
@@ -419,7 +421,8 @@ impl<'a> TypedDecoder<'a> {
                 None => {
                     self.refused_or_raised(node, "a value its validation refused", start, cause)
                 }
-            })
+            }
+        })
     }
 
     fn custom(&mut self, node: usize, cls: Ref<'_>, depth: u32) -> TResult<Owned> {
@@ -428,7 +431,8 @@ impl<'a> TypedDecoder<'a> {
         let Some(hook) = self.dec_hook else {
             return Err(PyTypeError::new_err("dec_hook is needed").into());
         };
-        // SAFETY: attached; the hook is kept alive by the caller, `cls` by the plan.
+        // SAFETY: attached (`py`); the hook is held by the `Typed` this decoder borrows (`Ref`),
+        // `cls` by the plan, `value` here.
         unsafe { ffi::call2(hook.as_ptr(), cls.as_ptr(), value.as_ptr()) }
             .map_err(|cause| self.refused_or_raised(node, "a value dec_hook refused", start, cause))
     }

@@ -22,53 +22,41 @@ use pyo3::types::PyString;
 
 use super::reader::Reader;
 use super::{DeError, Kind, Session, Setup};
-use crate::ffi::{Known, Obj, Ref};
+use crate::ffi::{Known, Ref};
 use crate::opt::{self, Opt};
 use decode::TypedDecoder;
 use plan::TypePlan;
 
-/// Objects and names typed decoding uses, looked up once per process.
+/// Objects and names typed decoding uses, looked up once per process and held for its life
+/// (borrowed as [`Ref`] with [`Ref::of_py`] while attached).
 pub struct Handles {
-    uuid: Obj,
-    safe_unknown: Obj,
-    decimal: Obj,
-    int: Obj,
-    is_safe: Obj,
-    post_init: Obj,
-    model_validate: Obj,
-    _owned: Vec<Py<PyAny>>,
+    uuid: Py<PyAny>,
+    safe_unknown: Py<PyAny>,
+    decimal: Py<PyAny>,
+    int: Py<PyString>,
+    is_safe: Py<PyString>,
+    post_init: Py<PyString>,
+    model_validate: Py<PyString>,
 }
-
-// SAFETY: every pointer refers to an object kept alive by `_owned`, only used while attached.
-unsafe impl Send for Handles {}
-// SAFETY: as above.
-unsafe impl Sync for Handles {}
 
 static HANDLES: PyOnceLock<Handles> = PyOnceLock::new();
 
 impl Handles {
     fn get(py: Python<'_>) -> PyResult<&'static Handles> {
         HANDLES.get_or_try_init(py, || {
-            let mut owned: Vec<Py<PyAny>> = Vec::new();
-            let mut keep = |obj: Bound<'_, PyAny>| -> Obj {
-                let ptr = obj.as_ptr();
-                owned.push(obj.unbind());
-                ptr
-            };
             let uuid_module = py.import("uuid")?;
-            let uuid = keep(uuid_module.getattr("UUID")?);
-            let safe_unknown = keep(uuid_module.getattr("SafeUUID")?.getattr("unknown")?);
-            let decimal = keep(py.import("decimal")?.getattr("Decimal")?);
-            let mut name = |s: &str| keep(PyString::intern(py, s).into_any());
+            let name = |s: &str| PyString::intern(py, s).unbind();
             Ok(Handles {
-                uuid,
-                safe_unknown,
-                decimal,
+                uuid: uuid_module.getattr("UUID")?.unbind(),
+                safe_unknown: uuid_module
+                    .getattr("SafeUUID")?
+                    .getattr("unknown")?
+                    .unbind(),
+                decimal: py.import("decimal")?.getattr("Decimal")?.unbind(),
                 int: name("int"),
                 is_safe: name("is_safe"),
                 post_init: name("__post_init__"),
                 model_validate: name("model_validate"),
-                _owned: owned,
             })
         })
     }
@@ -94,7 +82,7 @@ impl<'py> Typed<'py> {
         dec_hook: Option<&Bound<'py, PyAny>>,
         opts: Opt,
         ext_hook: Option<&Bound<'py, PyAny>>,
-        source: Option<Obj>,
+        source: Option<Ref<'_>>,
     ) -> PyResult<Typed<'py>> {
         let plan = cache::plan_for(py, tp)?;
         Typed::with_plan(py, plan, dec_hook, opts, ext_hook, source)
@@ -112,7 +100,7 @@ impl<'py> Typed<'py> {
         dec_hook: Option<&Bound<'py, PyAny>>,
         opts: Opt,
         ext_hook: Option<&Bound<'py, PyAny>>,
-        source: Option<Obj>,
+        source: Option<Ref<'_>>,
     ) -> PyResult<Typed<'py>> {
         let handles = Handles::get(py)?;
         let p = plan.get();
@@ -125,7 +113,7 @@ impl<'py> Typed<'py> {
             }
         }
         let numpy_setup = if p.has_numpy {
-            Some(Setup::new(py, opts | opt::NUMPY_RAW, ext_hook, source)?)
+            Some(Setup::of(py, opts | opt::NUMPY_RAW, ext_hook, source)?)
         } else {
             None
         };

@@ -114,7 +114,7 @@ pub enum TMap<'a> {
 #[repr(u8)]
 pub enum TKey {
     /// A dict's key.
-    Obj(Owned),
+    Object(Owned),
     /// The key of the class field with this index.
     Field(usize),
     /// A key no field takes (unknown, or a field set by no `__init__`): its value is skipped.
@@ -391,7 +391,8 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
         let nodes: &'a [super::plan::Named] = self.nodes;
         match &nodes[node].node {
             &Node::Dict(key, value) => Ok(Begin::Walk(TMap::Dict {
-                // SAFETY: attached.
+                // SAFETY: attached (the walk holds `py`); the walk's `enter` checked that `n`
+                // entries fit in the rest of the input before this call.
                 dict: made(unsafe { ffi::new_dict(n) })?,
                 key,
                 value,
@@ -413,7 +414,7 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
                 let key = self.dict_key(key, depth + 1)?;
                 self.node = value;
                 self.depth = depth + 1;
-                Ok(TKey::Obj(key))
+                Ok(TKey::Object(key))
             }
             TMap::Class {
                 node, class, next, ..
@@ -433,8 +434,8 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
     #[cold]
     fn value_failed(&mut self, map: &TMap<'a>, key: &TKey, err: TError) -> TError {
         match (map, key) {
-            // SAFETY: attached; the key is live.
-            (_, TKey::Obj(key)) => err.at(Step::Key(unsafe { ffi::repr_string(key.as_ptr()) })),
+            // SAFETY: attached (the walk holds `py`); the key is held by `TKey` (`Owned`).
+            (_, TKey::Object(key)) => err.at(Step::Key(unsafe { ffi::repr_string(key.as_ptr()) })),
             (TMap::Class { class, .. }, &TKey::Field(i)) => err.at(field_step(&class.fields[i])),
             _ => err,
         }
@@ -450,7 +451,9 @@ impl<'a> Policy<'a> for TypedDecoder<'a> {
         _value_start: usize,
     ) -> TResult<()> {
         match (map, key) {
-            (TMap::Dict { dict, .. }, TKey::Obj(key)) => dict_entry(dict, &key, &value, key_start)?,
+            (TMap::Dict { dict, .. }, TKey::Object(key)) => {
+                dict_entry(dict, &key, &value, key_start)?
+            }
             (TMap::Class { slots, next, .. }, TKey::Field(i)) => {
                 self.fill_slot(*slots, i, value);
                 *next = i + 1;

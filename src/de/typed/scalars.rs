@@ -6,7 +6,7 @@ use super::error::{TError, TResult};
 use super::text;
 use crate::de::error::{DeError, Kind};
 use crate::de::token::Token;
-use crate::ffi::{self, Owned};
+use crate::ffi::{self, Owned, Ref};
 
 impl TypedDecoder<'_> {
     pub(super) fn str(&mut self, bytes: &[u8], start: usize) -> TResult<Owned> {
@@ -80,14 +80,18 @@ impl TypedDecoder<'_> {
     }
 
     pub(super) fn uuid(&mut self, v: u128) -> TResult<Owned> {
-        let h = self.handles;
-        // SAFETY: attached; `UUID.__new__` is `object.__new__`, and its constructor sets the
-        // same two slots.
+        let (h, py) = (self.handles, self.py);
+        let uuid = Ref::of_py(&h.uuid, py);
+        let (int_name, is_safe) = (Ref::of_py(&h.int, py), Ref::of_py(&h.is_safe, py));
+        let unknown = Ref::of_py(&h.safe_unknown, py);
+        // SAFETY: attached (`py`), every object held (the process's handles, and `int` and `obj`
+        // owned here); `UUID.__new__` is `object.__new__`, and its constructor sets the same two
+        // slots.
         unsafe {
             let int = made(ffi::new_u128(v))?;
-            let obj = ffi::object_new(h.uuid)?;
-            ffi::set_attr_direct(obj.as_ptr(), h.int, int.as_ptr())?;
-            ffi::set_attr_direct(obj.as_ptr(), h.is_safe, h.safe_unknown)?;
+            let obj = ffi::object_new(uuid.as_ptr())?;
+            ffi::set_attr_direct(obj.as_ptr(), int_name.as_ptr(), int.as_ptr())?;
+            ffi::set_attr_direct(obj.as_ptr(), is_safe.as_ptr(), unknown.as_ptr())?;
             Ok(obj)
         }
     }
@@ -109,8 +113,9 @@ impl TypedDecoder<'_> {
                 _ => return Err(self.mismatch(node, &token, start)),
             }
         };
-        // SAFETY: attached; `Decimal` lives as long as the process.
-        match unsafe { ffi::call1(self.handles.decimal, arg.as_ptr()) } {
+        let decimal = Ref::of_py(&self.handles.decimal, self.py);
+        // SAFETY: attached (`py`); `Decimal` is held by the process's handles, `arg` here.
+        match unsafe { ffi::call1(decimal.as_ptr(), arg.as_ptr()) } {
             Ok(d) => Ok(d),
             Err(cause) => {
                 // SAFETY: attached; `arg` is live.

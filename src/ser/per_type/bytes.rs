@@ -15,7 +15,7 @@ pub unsafe fn write_bytes<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res 
     // bytes that never change while it lives.
     let data = unsafe { ffi::bytes_data(obj.as_ptr()) };
     // SAFETY: as above; a bytes object's memory never changes.
-    if data.len() >= cx.oob_threshold && unsafe { oob::offer(obj.as_ptr(), data.len(), cx, e) }? {
+    if data.len() >= cx.oob_threshold && unsafe { oob::offer(obj, data.len(), cx, e) }? {
         return Ok(());
     }
     e.bin(data)
@@ -33,7 +33,7 @@ pub unsafe fn write_bytearray<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> 
     let len = unsafe { ffi::var_size(obj.as_ptr()) };
     // SAFETY: as above; the callback gets a `PickleBuffer`, which holds an export of the
     // bytearray, and the data is read again after it ran.
-    if len >= cx.oob_threshold && unsafe { oob::offer(obj.as_ptr(), len, cx, e) }? {
+    if len >= cx.oob_threshold && unsafe { oob::offer(obj, len, cx, e) }? {
         return Ok(());
     }
     // SAFETY: `obj` is a live bytearray, the thread is attached, and the emitter runs no Python
@@ -55,9 +55,9 @@ pub unsafe fn write_memoryview<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) ->
         // A non-contiguous buffer is refused below.
         if let Ok(len) = len {
             if len >= cx.oob_threshold {
-                // SAFETY: `obj` is a live memoryview, so it exports a buffer, and the caller holds
-                // the GIL: what `offer` needs.
-                let taken = unsafe { oob::offer(obj.as_ptr(), len, cx, e) }?;
+                // SAFETY: `obj` is a live memoryview, so it exports a buffer, and the GIL is held
+                // (this function's precondition): what `offer` needs.
+                let taken = unsafe { oob::offer(obj, len, cx, e) }?;
                 if taken {
                     return Ok(());
                 }

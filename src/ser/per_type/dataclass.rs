@@ -3,7 +3,7 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, Owned, Ref};
+use crate::ffi::{self, Owned, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
@@ -20,7 +20,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     // precondition); it is held for the walk, and `names` is a tuple of str held here.
     unsafe {
         let _hold = ffi::hold(obj.as_ptr());
-        let held_names = field_names(ffi::type_of(obj.as_ptr()).cast(), cx)?;
+        let held_names = field_names(obj.type_ref(), cx)?;
         let names = ffi::tuple_items(held_names.as_ptr());
         // Field values are read from the instance dict when there is one, else through
         // attribute access (slots, properties). `__init__` sets the fields in their order, under
@@ -31,14 +31,15 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         let mut cursor = dict.as_ref().map(|d| ffi::DictCursor::new(d.as_ptr()));
         e.map_begin(names.len())?;
         for (i, &name) in names.iter().enumerate() {
-            e.map_key(i)?;
             // SAFETY: `names` is a tuple of str held here, so each name stays alive (a tuple's
-            // items never change) while it is written.
-            per_type::str::write(Ref::new(name), st, cx, e)?;
+            // items never change) for the walk.
+            let name = Ref::new(name);
+            e.map_key(i)?;
+            per_type::str::write(name, st, cx, e)?;
             e.map_value()?;
             // SAFETY: `name` is an exact str not starting with `_` (`field_names` keeps no
             // other), and the cursor's dict is held.
-            let value = match cursor.as_mut().and_then(|c| c.take(name)) {
+            let value = match cursor.as_mut().and_then(|c| c.take(name.as_ptr())) {
                 Some(value) => value,
                 None => read_field(obj, dict.as_ref(), name)?,
             };
@@ -54,12 +55,12 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
 /// # Safety
 /// `obj` is live and held, `dict` (its `__dict__`) too, `name` is a str; the thread is attached.
 #[inline(never)]
-unsafe fn read_field(obj: Ref<'_>, dict: Option<&Owned>, name: Obj) -> Res<Owned> {
+unsafe fn read_field(obj: Ref<'_>, dict: Option<&Owned>, name: Ref<'_>) -> Res<Owned> {
     // SAFETY: all are live and held (this function's precondition).
     unsafe {
-        match dict.and_then(|d| ffi::dict_get(d.as_ptr(), name)) {
+        match dict.and_then(|d| ffi::dict_get(d.as_ptr(), name.as_ptr())) {
             Some(value) => Ok(value),
-            None => ffi::get_attr(obj.as_ptr(), name).map_err(|cause| {
+            None => ffi::get_attr(obj.as_ptr(), name.as_ptr()).map_err(|cause| {
                 error::attribute_failed("dataclass field could not be read", cause)
             }),
         }
@@ -71,19 +72,17 @@ unsafe fn read_field(obj: Ref<'_>, dict: Option<&Owned>, name: Obj) -> Res<Owned
 ///
 /// # Safety
 /// `ty` is a live dataclass type; the thread is attached.
-unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
-    // SAFETY: the memo holds the tuple; a new reference is taken before it could be replaced.
-    if let Some(names) = cx.dataclass_names.get(ty.cast(), |names| unsafe {
-        Owned::from_borrowed(names.as_ptr())
-    }) {
+unsafe fn field_names(ty: Ref<'_>, cx: &Ctx) -> Res<Owned> {
+    let key: ffi::TypePtr = ty.as_ptr().cast();
+    // A new reference to the memo's tuple, taken before the memo could replace it.
+    if let Some(names) = cx.dataclass_names.get(key, |names| Ref::of(names).hold()) {
         return Ok(names);
     }
     // SAFETY: `ty` is a live dataclass type and the thread is attached (this function's
     // precondition); `ty` is not in the memo.
     unsafe {
         let names = names_of(ty, cx)?;
-        cx.dataclass_names
-            .put(ty.cast(), Owned::from_borrowed(names.as_ptr()));
+        cx.dataclass_names.put(key, Ref::of(&names).hold());
         Ok(names)
     }
 }
@@ -93,17 +92,18 @@ unsafe fn field_names(ty: Obj, cx: &Ctx) -> Res<Owned> {
 /// # Safety
 /// `ty` is a live dataclass type; the thread is attached.
 #[inline(never)]
-unsafe fn names_of(ty: Obj, cx: &Ctx) -> Res<Owned> {
+unsafe fn names_of(ty: Ref<'_>, cx: &Ctx) -> Res<Owned> {
     let cache = cx.known.dataclass_fields.as_ptr();
     // SAFETY: the cache is a live dict of type -> tuple; attached.
     unsafe {
         // A strong reference: another thread may empty the cache meanwhile.
-        if let Some(names) = ffi::dict_get(cache, ty) {
+        if let Some(names) = ffi::dict_get(cache, ty.as_ptr()) {
             return Ok(names);
         }
-        let fields = ffi::get_attr(ty, cx.known.names.dataclass_fields).map_err(|cause| {
-            error::attribute_failed("__dataclass_fields__ could not be read", cause)
-        })?;
+        let fields =
+            ffi::get_attr(ty.as_ptr(), cx.known.names.dataclass_fields).map_err(|cause| {
+                error::attribute_failed("__dataclass_fields__ could not be read", cause)
+            })?;
         if !ffi::is_dict(fields.as_ptr()) {
             return Err(error::attribute_failed(
                 "__dataclass_fields__ is not a dict",
@@ -129,7 +129,7 @@ unsafe fn names_of(ty: Obj, cx: &Ctx) -> Res<Owned> {
         if ffi::dict_len(cache) >= MAX_CACHED_TYPES {
             ffi::dict_clear(cache);
         }
-        if !ffi::dict_insert(cache, ty, names.as_ptr()) {
+        if !ffi::dict_insert(cache, ty.as_ptr(), names.as_ptr()) {
             return Err(error::attribute_failed(
                 "dataclass field cache",
                 ffi::fetch_error(),

@@ -4,7 +4,7 @@
 use crate::calendar::{civil_from_days, days_from_civil, Text, MAX_SECS, MIN_SECS};
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, Ref, TimeUnit};
+use crate::ffi::{self, Ref, TimeUnit};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, Ctx};
@@ -15,12 +15,12 @@ use crate::ser::{error, Ctx};
 ///
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
-unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
+unsafe fn utc_offset(obj: Ref<'_>, cx: &Ctx) -> Res<Option<i64>> {
     // SAFETY: `obj` is a live datetime and the GIL is held (this function's precondition). Its
     // tzinfo is borrowed from it and stays alive while `obj` does; `delta` is read as a timedelta
     // only once checked to be one.
     unsafe {
-        let Some(tz) = ffi::datetime_tzinfo(obj) else {
+        let Some(tz) = ffi::datetime_tzinfo(obj.as_ptr()) else {
             return Ok(None);
         };
         if tz == cx.known.utc {
@@ -42,11 +42,11 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
         // packing a zoneinfo datetime took. A subclass may override `utcoffset()`, and is asked
         // itself.
         let names = &cx.known.names;
-        let exact = ffi::type_of(obj) == cx.known.datetime;
+        let exact = obj.type_of() == cx.known.datetime;
         let delta = if exact {
-            ffi::call_method1(tz, names.utcoffset, obj)
+            ffi::call_method1(tz, names.utcoffset, obj.as_ptr())
         } else {
-            ffi::call_method0(obj, names.utcoffset)
+            ffi::call_method0(obj.as_ptr(), names.utcoffset)
         }
         .map_err(|cause| error::attribute_failed("datetime.utcoffset() raised", cause))?;
         if delta.as_ptr() == ffi::none() {
@@ -72,12 +72,7 @@ unsafe fn utc_offset(obj: Obj, cx: &Ctx) -> Res<Option<i64>> {
 pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live datetime and the GIL is held (this function's precondition), as
     // `datetime_fields` and `utc_offset` need.
-    let (c, offset) = unsafe {
-        (
-            ffi::datetime_fields(obj.as_ptr()),
-            utc_offset(obj.as_ptr(), cx)?,
-        )
-    };
+    let (c, offset) = unsafe { (ffi::datetime_fields(obj.as_ptr()), utc_offset(obj, cx)?) };
     let offset = offset.or_else(|| st.has(opt::NAIVE_UTC).then_some(0));
     if st.has(opt::DATETIME_AS_TIMESTAMP_EXT) {
         if let Some(offset) = offset {

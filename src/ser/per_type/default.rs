@@ -8,9 +8,7 @@ use crate::ser::{dispatch, error, Ctx};
 /// Hands `obj` to the user's `default` and packs what it returns; without `default`, an error.
 #[inline(never)]
 pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: `obj` is live and the thread attached (`Ref`'s invariant), as `is_pickle_buffer`
-    // needs.
-    if unsafe { super::oob::is_pickle_buffer(obj.as_ptr()) }? {
+    if super::oob::is_pickle_buffer(obj)? {
         // SAFETY: `obj` is a live PickleBuffer (checked just above), which exports its memory
         // as a memoryview does, and the thread is attached.
         return unsafe { super::bytes::write_memoryview(obj, cx, e) };
@@ -22,8 +20,9 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // The call runs Python code, which could free `obj` (by emptying its container) before the
     // error below reads it.
     let obj = obj.hold();
-    // SAFETY: `default` is kept alive by the caller of packb, `obj` here; the thread is attached.
-    let replacement = unsafe { ffi::call1(default, obj.as_ptr()) }
+    // SAFETY: `default` is an argument of the call and `obj` is held here, both on the attached
+    // thread (`Ref`'s invariant).
+    let replacement = unsafe { ffi::call1(default.as_ptr(), obj.as_ptr()) }
         .map_err(|cause| error::default_failed(Ref::of(&obj), cause))?;
     dispatch::write(Ref::of(&replacement), st, cx, e)
 }

@@ -80,7 +80,8 @@ struct Entry<'a> {
 #[cold]
 #[inline(never)]
 unsafe fn write_sorted<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
-    // SAFETY: the caller holds the dict; every entry holds its key and value, so Python code
+    // SAFETY: the dict is held by the caller and the GIL is held (this function's precondition);
+    // every entry holds its key and value, so Python code
     // run while values are written cannot free the strings the sorted slices point into.
     unsafe {
         let mut walk = DictIter::new(obj.as_ptr());
@@ -115,7 +116,7 @@ unsafe fn write_sorted<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E)
             let (utf8, replaced) = match ffi::str_utf8(key.as_ptr()) {
                 Some(utf8) => (utf8, None),
                 None => {
-                    let encoded = per_type::str::encode_surrogates(key.as_ptr(), st, cx)?;
+                    let encoded = per_type::str::encode_surrogates(Ref::of(&key), st, cx)?;
                     (ffi::bytes_data(encoded.as_ptr()), Some(encoded))
                 }
             };

@@ -4,7 +4,7 @@ use std::cell::{Cell, UnsafeCell};
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, Ref};
+use crate::ffi::{self, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
@@ -13,7 +13,7 @@ use crate::ser::{dispatch, error, Ctx};
 pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live enum member and the GIL is held (this function's precondition), as
     // `member_value` needs.
-    let value = unsafe { member_value(obj.as_ptr(), cx) }?;
+    let value = unsafe { member_value(obj, cx) }?;
     // A value may be another enum or a container: count it as one level of nesting.
     dispatch::write(Ref::of(&value), st.enter_container()?, cx, e)
 }
@@ -25,7 +25,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
 /// # Safety
 /// `obj` is a live enum member; the GIL is held.
 #[inline]
-pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
+pub unsafe fn member_value(obj: Ref<'_>, cx: &Ctx) -> Res<ffi::Owned> {
     if let Some(value) = cx.member_values.get(obj) {
         return Ok(value);
     }
@@ -37,26 +37,27 @@ pub unsafe fn member_value(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
 /// # Safety
 /// `obj` is a live enum member; the GIL is held.
 #[inline(never)]
-unsafe fn member_value_uncached(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
+unsafe fn member_value_uncached(obj: Ref<'_>, cx: &Ctx) -> Res<ffi::Owned> {
     let names = &cx.known.names;
     // SAFETY: `obj` is a live enum member and the GIL is held (this function's precondition), so
     // its type and its instance dict can be read; the lookups' results are strong references.
     unsafe {
-        let standard = ffi::type_lookup(ffi::type_of(obj), names.value)
+        let standard = ffi::type_lookup(obj.type_of(), names.value)
             .is_some_and(|found| found.as_ptr() == cx.known.enum_value_descriptor);
         if standard {
             // Members keep `_value_` in their instance dict: read there, it skips the lookup
             // along the enum's bases that `getattr` makes first.
-            let slot = match ffi::instance_dict(obj) {
+            let slot = match ffi::instance_dict(obj.as_ptr()) {
                 Some(dict) => ffi::dict_get(dict.as_ptr(), names.value_slot),
                 None => None,
             };
-            if let Some(value) = slot.or_else(|| ffi::get_attr(obj, names.value_slot).ok()) {
+            if let Some(value) = slot.or_else(|| ffi::get_attr(obj.as_ptr(), names.value_slot).ok())
+            {
                 cx.member_values.remember(obj, &value);
                 return Ok(value);
             }
         }
-        ffi::get_attr(obj, names.value)
+        ffi::get_attr(obj.as_ptr(), names.value)
             .map_err(|cause| error::attribute_failed("enum member has no value", cause))
     }
 }
@@ -75,8 +76,8 @@ unsafe fn member_value_uncached(obj: Obj, cx: &Ctx) -> Res<ffi::Owned> {
 pub struct MemberValues {
     /// How many slots are used.
     used: Cell<usize>,
-    /// Strong references to members and their values, the first `used` initialised.
-    slots: UnsafeCell<[(Obj, Obj); MemberValues::SLOTS]>,
+    /// Members and their values, the first `used` filled.
+    slots: UnsafeCell<[Option<(ffi::Owned, ffi::Owned)>; MemberValues::SLOTS]>,
 }
 
 impl MemberValues {
@@ -84,59 +85,27 @@ impl MemberValues {
 
     /// The value remembered for `member`, held anew.
     #[inline(always)]
-    fn get(&self, member: Obj) -> Option<ffi::Owned> {
-        // SAFETY: the first `used` slots are initialised, and only `remember` writes them,
-        // never while this reference lives.
+    fn get(&self, member: Ref<'_>) -> Option<ffi::Owned> {
+        // SAFETY: only `remember` writes the slots, never while this shared reference lives:
+        // both are called by the one thread that serves the call, one at a time.
         let slots = unsafe { &*self.slots.get() };
         let (_, value) = slots[..self.used.get()]
             .iter()
-            .find(|(m, _)| *m == member)?;
-        // SAFETY: the value is held by the table, so live; the GIL is held by every caller of
-        // the serializer.
-        Some(unsafe { ffi::Owned::from_borrowed(*value) })
+            .flatten()
+            .find(|(m, _)| m.as_ptr() == member.as_ptr())?;
+        Some(Ref::of(value).hold())
     }
 
-    /// # Safety
-    /// `member` and `value` are live; the GIL is held.
     #[cold]
-    unsafe fn remember(&self, member: Obj, value: &ffi::Owned) {
+    fn remember(&self, member: Ref<'_>, value: &ffi::Owned) {
         let used = self.used.get();
         if used < Self::SLOTS {
-            // SAFETY: `member` and `value` are live and the GIL is held (this method's
-            // precondition), so references can be taken to them; `used < SLOTS` keeps the write in
-            // bounds, and no reference into the slots is alive.
-            unsafe {
-                (*self.slots.get())[used] = (
-                    ffi::Owned::from_borrowed(member).into_raw(),
-                    ffi::Owned::from_borrowed(value.as_ptr()).into_raw(),
-                );
-            }
+            let entry = Some((member.hold(), Ref::of(value).hold()));
+            // SAFETY: no reference into the slots is alive (`get` returns before this runs, on
+            // the same thread), and `used < SLOTS` keeps the write in bounds. The slot is empty,
+            // so nothing is released while the cell is borrowed.
+            unsafe { (*self.slots.get())[used] = entry };
             self.used.set(used + 1);
-        }
-    }
-}
-
-impl Drop for MemberValues {
-    #[inline(always)]
-    fn drop(&mut self) {
-        if self.used.get() != 0 {
-            self.release();
-        }
-    }
-}
-
-impl MemberValues {
-    #[cold]
-    #[inline(never)]
-    fn release(&mut self) {
-        let used = self.used.replace(0);
-        for &(member, value) in &self.slots.get_mut()[..used] {
-            // SAFETY: a used slot holds two strong references, released once here; the context
-            // is dropped by the call that made it, with the GIL held.
-            unsafe {
-                drop(ffi::Owned::from_new(member));
-                drop(ffi::Owned::from_new(value));
-            }
         }
     }
 }

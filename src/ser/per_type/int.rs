@@ -47,7 +47,7 @@ unsafe fn write_big<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     if st.has(opt::EXACT) {
         // SAFETY: `obj` is a live int and the GIL is held (this function's precondition), as
         // `write_big_int` needs.
-        return unsafe { per_type::exact::write_big_int(obj.as_ptr(), e) };
+        return unsafe { per_type::exact::write_big_int(obj, e) };
     }
     if st.has(opt::PASSTHROUGH_BIG_INT) && cx.default.is_some() {
         return per_type::default::write(obj, st, cx, e);

@@ -123,8 +123,8 @@ unsafe fn write_non_str<E: Emitter>(key: Ref<'_>, st: State, cx: &Ctx, e: &mut E
             e.array_begin(items.len())?;
             for (i, &item) in items.iter().enumerate() {
                 e.array_item(i)?;
-                // SAFETY: the caller holds the tuple key, whose items never change, so each
-                // item lives while it is written.
+                // SAFETY: the tuple key is held by the caller (this function's precondition)
+                // and its items never change, so each item lives while it is written.
                 write_non_str(Ref::new(item), st, cx, e)?;
             }
             e.array_end()
@@ -154,7 +154,7 @@ unsafe fn write_rich<E: Emitter>(key: Ref<'_>, ty: TypePtr, st: State, cx: &Ctx,
         } else if ffi::is_subtype(ty, k.uuid) {
             per_type::uuid::write(key, cx, e)
         } else if ffi::is_subtype(ffi::type_of(ty.cast()), k.enum_meta) {
-            let value = per_type::enums::member_value(key.as_ptr(), cx)?;
+            let value = per_type::enums::member_value(key, cx)?;
             write_non_str(Ref::of(&value), st.enter_container()?, cx, e)
         } else {
             Err(error::bad_key(key, true))

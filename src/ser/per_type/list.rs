@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, Obj, Ref};
+use crate::ffi::{self, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
@@ -16,9 +16,9 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     // can be read and the writers below get what they need.
     unsafe {
         if ffi::var_size(obj.as_ptr()) <= 2 {
-            write_short(obj.as_ptr(), st, cx, e)
+            write_short(obj, st, cx, e)
         } else {
-            write_list(obj.as_ptr(), st, cx, e)
+            write_list(obj, st, cx, e)
         }
     }
 }
@@ -31,12 +31,12 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
 /// # Safety
 /// `obj` is a live list of at most two items; the GIL is held.
 #[inline(never)]
-unsafe fn write_short<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_short<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live list (this function's precondition), so its size can be read.
-    let len = unsafe { ffi::var_size(obj) };
+    let len = unsafe { ffi::var_size(obj.as_ptr()) };
     if len == 2 {
         // SAFETY: the list is live.
-        if let Some((a, b)) = unsafe { ffi::float_pair(obj) } {
+        if let Some((a, b)) = unsafe { ffi::float_pair(obj.as_ptr()) } {
             return write_float_pair(a, b, st, e);
         }
     } else if len == 0 {
@@ -78,14 +78,14 @@ fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live list; the thread is attached.
 #[inline(never)]
-unsafe fn write_list<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_list<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: `obj` is a live list and the thread is attached (this function's precondition);
     // `while_held` keeps it alive for the walk, and `ListItems` reads its items by the rules of the
     // build (bounds-checked with the GIL, copied under its lock without).
     unsafe {
-        ffi::while_held(obj, || {
-            let items = ffi::ListItems::new(obj);
+        ffi::while_held(obj.as_ptr(), || {
+            let items = ffi::ListItems::new(obj.as_ptr());
             let len = items.len();
             e.array_begin(len)?;
             for i in 0..len {

@@ -9,7 +9,7 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Obj, Order, Owned, Ref};
+use crate::ffi::{self, parse_dtype, ArrayBuffer, Elem, Numpy, Order, Owned, Ref};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, per_type, Ctx};
@@ -27,7 +27,7 @@ fn numpy(cx: &Ctx) -> Res<&'static Numpy> {
 pub unsafe fn write_array<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live ndarray and the GIL is held (this function's precondition), as
     // `write_values` needs of both its object and its array.
-    unsafe { write_values(obj.as_ptr(), obj, true, st, cx, e) }
+    unsafe { write_values(obj, obj, true, st, cx, e) }
 }
 
 /// A numpy scalar (`np.float32(1.5)`, `np.datetime64(...)`, ...), packed through a 0-d array
@@ -43,17 +43,12 @@ pub unsafe fn write_scalar<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mu
         if !st.has(opt::NUMPY_RAW) {
             let ty = ffi::type_of(obj.as_ptr());
             if let Some(&(_, elem)) = np.scalars.iter().find(|&&(t, _)| t == ty) {
-                // numpy's scalar objects (numpy/arrayscalars.h) hold their value, in native
-                // byte order, right after the object header.
-                let value = obj
-                    .as_ptr()
-                    .cast::<u8>()
-                    .add(std::mem::size_of::<ffi::PyObject>());
-                return write_elem(value, Order::NATIVE, elem, st, e);
+                // Its value is read before anything runs Python code, while `obj` lives.
+                return write_elem(ffi::scalar_value(obj), Order::NATIVE, elem, st, e);
             }
         }
         let array = ffi::call1(np.asarray, obj.as_ptr()).map_err(numpy_failed)?;
-        write_values(array.as_ptr(), obj, false, st, cx, e)
+        write_values(Ref::of(&array), obj, false, st, cx, e)
     }
 }
 
@@ -64,7 +59,7 @@ pub unsafe fn write_scalar<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mu
 /// `array` is a live ndarray and `original` a live object, both held by the caller; the GIL is
 /// held.
 unsafe fn write_values<E: Emitter>(
-    array: Obj,
+    array: Ref<'_>,
     original: Ref<'_>,
     is_array: bool,
     st: State,
@@ -72,17 +67,17 @@ unsafe fn write_values<E: Emitter>(
     e: &mut E,
 ) -> Res {
     let np = numpy(cx)?;
-    // SAFETY: the caller holds `array` and `original`; every object made here is held while
-    // used.
+    // SAFETY: `array` and `original` are held by the caller and the GIL is held (this function's
+    // precondition); every object made here is held while used.
     unsafe {
-        let _hold = ffi::hold(array);
+        let _hold = ffi::hold(array.as_ptr());
         let (dtype, dtype_str) = dtype_of(array, np)?;
         let parsed = parse_dtype(&dtype_str);
         if st.has(opt::NUMPY_RAW) {
             let raw = Raw {
                 array,
                 original,
-                dtype: dtype.as_ptr(),
+                dtype: Ref::of(&dtype),
                 dtype_str: &dtype_str,
                 parsed,
                 is_array,
@@ -90,7 +85,7 @@ unsafe fn write_values<E: Emitter>(
             return write_raw(raw, st, cx, e);
         }
         let Some((order, elem)) = parsed else {
-            return unsupported(original, dtype.as_ptr(), false, st, cx, e);
+            return unsupported(original, Ref::of(&dtype), false, st, cx, e);
         };
         let source = as_int_view(array, order, elem, np)?;
         let buf = ArrayBuffer::export(source.as_ptr(), false).map_err(numpy_failed)?;
@@ -119,10 +114,10 @@ unsafe fn write_values<E: Emitter>(
 ///
 /// # Safety
 /// `obj` is a live ndarray; the GIL is held.
-unsafe fn dtype_of(obj: Obj, np: &Numpy) -> Res<(Owned, String)> {
+unsafe fn dtype_of(obj: Ref<'_>, np: &Numpy) -> Res<(Owned, String)> {
     // SAFETY: attached; `obj` is live.
     unsafe {
-        let dtype = ffi::get_attr(obj, np.names.dtype).map_err(numpy_failed)?;
+        let dtype = ffi::get_attr(obj.as_ptr(), np.names.dtype).map_err(numpy_failed)?;
         let text = ffi::get_attr(dtype.as_ptr(), np.names.str_).map_err(numpy_failed)?;
         let Some(utf8) = ffi::str_utf8(text.as_ptr()) else {
             return Err(numpy_failed(ffi::fetch_error()));
@@ -136,15 +131,15 @@ unsafe fn dtype_of(obj: Obj, np: &Numpy) -> Res<(Owned, String)> {
 ///
 /// # Safety
 /// `obj` is a live ndarray of the dtype `elem` was parsed from; the GIL is held.
-unsafe fn as_int_view(obj: Obj, order: Order, elem: Elem, np: &Numpy) -> Res<Owned> {
+unsafe fn as_int_view(obj: Ref<'_>, order: Order, elem: Elem, np: &Numpy) -> Res<Owned> {
     // SAFETY: attached; `obj` is live.
     unsafe {
         if !matches!(elem, Elem::Datetime(_)) {
-            return Ok(Owned::from_borrowed(obj));
+            return Ok(obj.hold());
         }
         let int64 = ffi::new_str(if order == Order::Big { b">i8" } else { b"<i8" })
             .ok_or_else(ffi::fetch_error)?;
-        ffi::call_method1(obj, np.names.view, int64.as_ptr()).map_err(numpy_failed)
+        ffi::call_method1(obj.as_ptr(), np.names.view, int64.as_ptr()).map_err(numpy_failed)
     }
 }
 
@@ -207,7 +202,8 @@ macro_rules! loader {
         /// `ptr` points at an element of this width, in readable memory.
         #[inline(always)]
         unsafe fn $name(ptr: *const u8, order: Order) -> $t {
-            // SAFETY: the caller points at an element of this width.
+            // SAFETY: `ptr` points at a readable element of this width (this function's
+            // precondition); the read is unaligned, so any address is fine.
             let raw = unsafe { ptr.cast::<$t>().read_unaligned() };
             match order {
                 Order::Little => <$t>::from_le(raw),
@@ -301,9 +297,9 @@ unsafe fn write_elem<E: Emitter>(
 
 /// What the raw form is made from.
 struct Raw<'a> {
-    array: Obj,
+    array: Ref<'a>,
     original: Ref<'a>,
-    dtype: Obj,
+    dtype: Ref<'a>,
     dtype_str: &'a str,
     parsed: Option<(Order, Elem)>,
     is_array: bool,
@@ -327,7 +323,7 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
     } = raw;
     // SAFETY: attached; objects made here are held while used.
     unsafe {
-        let has_object = ffi::get_attr(dtype, np.names.hasobject)
+        let has_object = ffi::get_attr(dtype.as_ptr(), np.names.hasobject)
             .map(|h| h.as_ptr() == ffi::true_obj())
             .unwrap_or(true);
         if has_object || dtype_str.starts_with("|V") || dtype_str.is_empty() {
@@ -344,18 +340,18 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
                 };
                 as_int_view(obj, order, Elem::Datetime(ffi::TimeUnit::Second), np)?
             }
-            None => Owned::from_borrowed(obj),
+            None => obj.hold(),
         };
         // C-contiguous memory is exported as it is; other layouts are copied into C order
         // first (0-d arrays are always contiguous, so they keep their shape).
         let contiguous;
         let (buf, exported) = match ArrayBuffer::export(source.as_ptr(), true) {
-            Ok(buf) => (buf, source.as_ptr()),
+            Ok(buf) => (buf, Ref::of(&source)),
             Err(_) => {
                 contiguous =
                     ffi::call1(np.ascontiguousarray, source.as_ptr()).map_err(numpy_failed)?;
                 let buf = ArrayBuffer::export(contiguous.as_ptr(), true).map_err(numpy_failed)?;
-                (buf, contiguous.as_ptr())
+                (buf, Ref::of(&contiguous))
             }
         };
         let data = buf.bytes();
@@ -409,7 +405,7 @@ unsafe fn write_raw<E: Emitter>(raw: Raw<'_>, st: State, cx: &Ctx, e: &mut E) ->
 #[cold]
 unsafe fn unsupported<E: Emitter>(
     obj: Ref<'_>,
-    dtype: Obj,
+    dtype: Ref<'_>,
     raw: bool,
     st: State,
     cx: &Ctx,
@@ -421,7 +417,7 @@ unsafe fn unsupported<E: Emitter>(
     let np = numpy(cx)?;
     // SAFETY: attached; `dtype` is live.
     let name = unsafe {
-        ffi::get_attr(dtype, np.names.name)
+        ffi::get_attr(dtype.as_ptr(), np.names.name)
             .ok()
             .and_then(|n| ffi::str_utf8(n.as_ptr()).map(<[u8]>::to_vec))
     };

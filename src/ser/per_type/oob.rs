@@ -8,16 +8,16 @@ use pyo3::prelude::*;
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Ref};
 use crate::oob;
 use crate::ser::Ctx;
 
 /// Where out-of-band buffers go, for one call.
-pub struct Sink {
-    /// The user's `buffer_callback`, kept alive by the caller.
-    pub callback: Obj,
-    /// `pickle.PickleBuffer`.
-    pub pickle_buffer: Obj,
+pub struct Sink<'a> {
+    /// The user's `buffer_callback`, an argument of the call.
+    pub callback: Ref<'a>,
+    /// `pickle.PickleBuffer`, held by the module's cache of imports.
+    pub pickle_buffer: Ref<'a>,
     /// The buffers handed out so far: the index of the next one.
     pub count: Cell<u64>,
 }
@@ -32,16 +32,18 @@ pub struct Sink {
 /// `obj` is live and exports a buffer; the GIL is held.
 #[cold]
 #[inline(never)]
-pub unsafe fn claim(obj: Obj, cx: &Ctx) -> Res<Option<(u64, usize)>> {
+pub unsafe fn claim(obj: Ref<'_>, cx: &Ctx) -> Res<Option<(u64, usize)>> {
     let Some(sink) = &cx.oob else {
         return Ok(None);
     };
-    // SAFETY: attached (the caller's contract); both objects are live: `pickle_buffer` is held
-    // by the interpreter's pickle module, `callback` by the caller of packb.
+    // SAFETY: `obj`, the callback and the type are live on an attached thread (`Ref`'s
+    // invariant: `obj` is held by the caller, the other two by the call and the import cache).
+    // `obj` exports a buffer (this function's precondition), so `PickleBuffer(obj)` succeeds or
+    // raises; the buffer and the answer are strong references held here.
     let len = unsafe {
-        let buffer = ffi::call1(sink.pickle_buffer, obj)?;
+        let buffer = ffi::call1(sink.pickle_buffer.as_ptr(), obj.as_ptr())?;
         let len = ffi::with_exported(buffer.as_ptr(), <[u8]>::len)?;
-        let answer = ffi::call1(sink.callback, buffer.as_ptr())?;
+        let answer = ffi::call1(sink.callback.as_ptr(), buffer.as_ptr())?;
         let py = Python::assume_attached();
         if Bound::from_borrowed_ptr(py, answer.as_ptr()).is_truthy()? {
             return Ok(None);
@@ -64,7 +66,7 @@ pub fn write_ref<E: Emitter>(index: u64, len: usize, e: &mut E) -> Res {
 /// # Safety
 /// As [`claim`].
 #[inline(always)]
-pub unsafe fn offer<E: Emitter>(obj: Obj, len: usize, cx: &Ctx, e: &mut E) -> Res<bool> {
+pub unsafe fn offer<E: Emitter>(obj: Ref<'_>, len: usize, cx: &Ctx, e: &mut E) -> Res<bool> {
     if len < cx.oob_threshold {
         return Ok(false);
     }
@@ -79,12 +81,9 @@ pub unsafe fn offer<E: Emitter>(obj: Obj, len: usize, cx: &Ctx, e: &mut E) -> Re
 /// Is `obj` a `pickle.PickleBuffer`? Those are packed as bin, in band or out of band, as pickle
 /// protocol 5 packs them.
 ///
-/// # Safety
-/// `obj` is live; the GIL is held.
-pub unsafe fn is_pickle_buffer(obj: Obj) -> Res<bool> {
-    // SAFETY: attached (the caller's contract).
+pub fn is_pickle_buffer(obj: Ref<'_>) -> Res<bool> {
+    // SAFETY: a `Ref` exists only on an attached thread (its invariant).
     let py = unsafe { Python::assume_attached() };
     let ty = oob::pickle_buffer_type(py)?;
-    // SAFETY: `obj` is live.
-    Ok(unsafe { ffi::type_of(obj) } == ty.as_ptr().cast())
+    Ok(obj.type_of() == ty.as_ptr().cast())
 }

@@ -4,7 +4,7 @@
 
 use crate::emit::{Emitter, KeyText};
 use crate::error::Res;
-use crate::ffi::{self, Obj, Owned, Ref};
+use crate::ffi::{self, Owned, Ref};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
@@ -24,7 +24,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         let no_extra = extra
             .as_ref()
             .is_none_or(|x| x.as_ptr() == ffi::none() || is_empty_dict(Ref::of(x)));
-        if no_extra && ffi::is_dict(dict.as_ptr()) && all_public(dict.as_ptr()) {
+        if no_extra && ffi::is_dict(dict.as_ptr()) && all_public(Ref::of(&dict)) {
             // The usual model: its map is its `__dict__`, written as any dict is.
             return per_type::dict::write(Ref::of(&dict), st, cx, e);
         }
@@ -44,12 +44,12 @@ fn is_empty_dict(obj: Ref<'_>) -> bool {
 ///
 /// # Safety
 /// `dict` is a live dict, held by the caller; the GIL is held.
-unsafe fn all_public(dict: Obj) -> bool {
+unsafe fn all_public(dict: Ref<'_>) -> bool {
     // SAFETY: `dict` is a live dict held by the caller, with the GIL held (this function's
     // precondition), as `DictIter::new` needs; the check runs no Python code, so its keys stay
     // alive.
     unsafe {
-        ffi::DictIter::new(dict)
+        ffi::DictIter::new(dict.as_ptr())
             .all(|(key, _)| ffi::type_of(key) == ffi::str_type() && !ffi::is_private_name(key))
     }
 }
@@ -143,7 +143,7 @@ unsafe fn sort_text<E: Emitter>(key: Ref<'_>, st: State, cx: &Ctx) -> Res<Vec<u8
             if let Some(utf8) = ffi::str_utf8(key.as_ptr()) {
                 return Ok(utf8.to_vec());
             }
-            let encoded = per_type::str::encode_surrogates(key.as_ptr(), st, cx)?;
+            let encoded = per_type::str::encode_surrogates(key, st, cx)?;
             return Ok(ffi::bytes_data(encoded.as_ptr()).to_vec());
         }
         if !E::STRINGIFIES_KEYS {

@@ -24,7 +24,7 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
         // SAFETY: `obj` is live and the thread attached (`Ref`'s invariant), and the entry has
         // members, so its type is the registered Enum class: `obj` is one of its members, as
         // `member_value` needs.
-        let value = unsafe { per_type::enums::member_value(obj.as_ptr(), cx)? };
+        let value = unsafe { per_type::enums::member_value(obj, cx)? };
         let mark = e.ext_begin()?;
         dispatch::write(Ref::of(&value), st, cx, e)?;
         return e.ext_end(mark, entry.code);

@@ -1,7 +1,7 @@
 use crate::error::Res;
 
 use crate::emit::Emitter;
-use crate::ffi::{self, fetch_error, Obj, Ref};
+use crate::ffi::{self, fetch_error, Ref};
 use crate::opt;
 use crate::ser::error;
 use crate::ser::state::State;
@@ -19,7 +19,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         Some(utf8) => e.str(utf8),
         // SAFETY: `obj` is a live str and the GIL is held (the precondition), as `write_surrogates`
         // needs.
-        None => unsafe { write_surrogates(obj.as_ptr(), st, cx, e) },
+        None => unsafe { write_surrogates(obj, st, cx, e) },
     }
 }
 
@@ -28,7 +28,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
 /// # Safety
 /// `obj` is a live str; the GIL is held.
 #[cold]
-unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_surrogates<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as
     // `encode_surrogates` needs; the encoded form is a bytes object owned here, alive while its
     // data is written.
@@ -47,17 +47,17 @@ unsafe fn write_surrogates<E: Emitter>(obj: Obj, st: State, cx: &Ctx, e: &mut E)
 /// # Safety
 /// `obj` is a live str; the GIL is held.
 #[cold]
-pub unsafe fn encode_surrogates(obj: Obj, st: State, cx: &Ctx) -> Res<ffi::Owned> {
+pub unsafe fn encode_surrogates(obj: Ref<'_>, st: State, cx: &Ctx) -> Res<ffi::Owned> {
     let cause = fetch_error();
     // SAFETY: `obj` is a live str and the GIL is held (this function's precondition), as the
     // encoders called below need; the error fetched above is the one `str_utf8` set.
     unsafe {
         if let Some(errors) = &cx.unicode_errors {
-            return ffi::str_utf8_with(obj, errors).ok_or_else(|| fetch_error().into());
+            return ffi::str_utf8_with(obj.as_ptr(), errors).ok_or_else(|| fetch_error().into());
         }
         if !st.has(opt::REPLACE_SURROGATES) {
             return Err(error::surrogates(cause));
         }
-        ffi::str_utf8_replacing(obj).ok_or_else(|| fetch_error().into())
+        ffi::str_utf8_replacing(obj.as_ptr()).ok_or_else(|| fetch_error().into())
     }
 }

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::ffi::{self, Obj, Ref};
+use crate::ffi::{self, Ref};
 use crate::ser::{error, Ctx};
 
 /// # Safety
@@ -17,7 +17,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     let exact = unsafe { ffi::type_of(obj.as_ptr()) } == k.uuid;
     if let (true, Some(offset)) = (exact, k.uuid_int_slot) {
         // SAFETY: `obj` is a live exact UUID (checked above), so `offset` is that of its `int`
-        // slot; the caller guarantees the thread is attached. The slot's int is held by the
+        // slot; the thread is attached (this function's precondition). The slot's int is held by the
         // UUID, and nothing runs Python code before its value is read.
         let value =
             unsafe { ffi::slot_value(obj.as_ptr(), offset).and_then(|int| ffi::small_u128(int)) };
@@ -27,7 +27,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     }
     // SAFETY: `obj` is a live UUID and the GIL is held (this function's precondition), as
     // `write_read` needs.
-    unsafe { write_read(obj.as_ptr(), cx, e) }
+    unsafe { write_read(obj, cx, e) }
 }
 
 /// A UUID whose `int` is read with `getattr`, and converted by the general path.
@@ -35,10 +35,10 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
 /// # Safety
 /// `obj` is a live UUID (or subclass); the GIL is held.
 #[inline(never)]
-unsafe fn write_read<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+unsafe fn write_read<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live UUID and `names.int` a str the context holds, with the GIL held (this
     // function's precondition); the result is a new reference.
-    let int = unsafe { ffi::get_attr(obj, cx.known.names.int) }
+    let int = unsafe { ffi::get_attr(obj.as_ptr(), cx.known.names.int) }
         .map_err(|cause| error::attribute_failed("UUID.int could not be read", cause))?;
     // SAFETY: attached; `int` is a live object we own.
     let value: u128 = unsafe { Borrowed::from_ptr(Python::assume_attached(), int.as_ptr()) }

@@ -98,21 +98,21 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         } else if ty == ffi::frozenset_type() {
             seq::write_set(obj, code::FROZENSET, st, cx, e)
         } else if ty == k.datetime {
-            time::write_datetime(obj.as_ptr(), cx, e)
+            time::write_datetime(obj, cx, e)
         } else if ty == k.date {
-            time::write_date(obj.as_ptr(), e)
+            time::write_date(obj, e)
         } else if ty == k.time {
-            time::write_time(obj.as_ptr(), cx, e)
+            time::write_time(obj, cx, e)
         } else if ty == k.uuid {
-            scalars::write_uuid(obj.as_ptr(), cx, e)
+            scalars::write_uuid(obj, cx, e)
         } else if ty == k.decimal {
-            scalars::write_decimal(obj.as_ptr(), e)
+            scalars::write_decimal(obj, e)
         } else if ty == ffi::bytearray_type() {
             ffi::with_bytearray(obj.as_ptr(), |bytes| e.ext(code::BYTEARRAY, bytes))
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.timedelta) {
-            time::write_timedelta(obj.as_ptr(), e)
+            time::write_timedelta(obj, e)
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.complex) {
-            scalars::write_complex(obj.as_ptr(), e)
+            scalars::write_complex(obj, e)
         } else {
             write_numpy(obj, ty, st, cx, e)
         }

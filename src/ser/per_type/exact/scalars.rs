@@ -7,7 +7,7 @@ use crate::emit::Emitter;
 use crate::error::Res;
 use crate::exact as code;
 use crate::exc::MsgpackEncodeError;
-use crate::ffi::{self, Obj};
+use crate::ffi::{self, Ref};
 use crate::ser::{error, Ctx};
 
 #[cold]
@@ -21,11 +21,11 @@ fn refused(msg: String) -> crate::error::Error {
 /// # Safety
 /// `obj` is a live int; the GIL is held.
 #[cold]
-pub unsafe fn write_big_int<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write_big_int<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: attached (the GIL is held); `obj` is live for the call.
     let py = unsafe { Python::assume_attached() };
     // SAFETY: as above.
-    let int = unsafe { Borrowed::from_ptr(py, obj) };
+    let int = unsafe { Borrowed::from_ptr(py, obj.as_ptr()) };
     // A negative n takes the bits of ~n (= -n - 1) and a sign bit: -2**15 fits 2 bytes.
     let negative = int
         .lt(0)
@@ -66,9 +66,9 @@ pub unsafe fn write_big_int<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 
 /// # Safety
 /// `obj` is a live complex.
-pub unsafe fn write_complex<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write_complex<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live complex (this function's precondition), as `complex_parts` needs.
-    let (re, im) = unsafe { ffi::complex_parts(obj) };
+    let (re, im) = unsafe { ffi::complex_parts(obj.as_ptr()) };
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&re.to_be_bytes());
     out[8..].copy_from_slice(&im.to_be_bytes());
@@ -79,19 +79,20 @@ pub unsafe fn write_complex<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 ///
 /// # Safety
 /// `obj` is a live UUID; the GIL is held.
-pub unsafe fn write_uuid<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_uuid<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
     if let Some(offset) = k.uuid_int_slot {
         // SAFETY: `obj` is a live exact UUID and the GIL is held (this function's precondition), so
         // `offset` is that of its `int` slot; the slot's int is held by the UUID, and nothing runs
         // Python code before its value is read.
-        if let Some(v) = unsafe { ffi::slot_value(obj, offset).and_then(|i| ffi::small_u128(i)) } {
+        let value = unsafe { ffi::slot_value(obj.as_ptr(), offset).map(|i| ffi::small_u128(i)) };
+        if let Some(Some(v)) = value {
             return e.ext(code::UUID, &v.to_be_bytes());
         }
     }
     // SAFETY: `obj` is a live UUID and `names.int` a str the context holds, with the GIL held (this
     // function's precondition); the result is a new reference.
-    let int = unsafe { ffi::get_attr(obj, k.names.int) }
+    let int = unsafe { ffi::get_attr(obj.as_ptr(), k.names.int) }
         .map_err(|c| error::attribute_failed("UUID.int could not be read", c))?;
     // SAFETY: attached; `int` is a live object we own.
     let v: u128 = unsafe { Borrowed::from_ptr(Python::assume_attached(), int.as_ptr()) }
@@ -106,10 +107,10 @@ pub unsafe fn write_uuid<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
 ///
 /// # Safety
 /// `obj` is a live Decimal; the GIL is held.
-pub unsafe fn write_decimal<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write_decimal<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live Decimal and the GIL is held (this function's precondition), as
     // `to_str` needs; `str()` of a Decimal is an ASCII str owned here.
-    let text = unsafe { ffi::to_str(obj) }
+    let text = unsafe { ffi::to_str(obj.as_ptr()) }
         .map_err(|c| error::attribute_failed("str(Decimal) raised", c))?;
     // SAFETY: `text` is a live str.
     let utf8 = unsafe { ffi::str_utf8(text.as_ptr()) }

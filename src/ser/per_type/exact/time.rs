@@ -10,7 +10,7 @@ use crate::emit::Emitter;
 use crate::error::{Error, Res};
 use crate::exact::{self as code, tz};
 use crate::exc::MsgpackEncodeError;
-use crate::ffi::{self, Obj, Owned};
+use crate::ffi::{self, Owned, Ref};
 use crate::ser::{error, Ctx};
 
 /// The last time zone met in a call and its suffix (the datetimes of one call usually share
@@ -25,14 +25,14 @@ fn refused(msg: String) -> Error {
 
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
-pub unsafe fn write_datetime<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live datetime (this function's precondition), as the three readers need;
-    // the tzinfo is borrowed from `obj`, which lives for the call.
+    // the tzinfo is held by `obj`, so it lives as long as `obj` does.
     let (c, fold, tz) = unsafe {
         (
-            ffi::datetime_fields(obj),
-            ffi::datetime_fold(obj),
-            ffi::datetime_tzinfo(obj),
+            ffi::datetime_fields(obj.as_ptr()),
+            ffi::datetime_fold(obj.as_ptr()),
+            ffi::datetime_tzinfo(obj.as_ptr()).map(|tz| Ref::new(tz)),
         )
     };
     let mut head = [0u8; 12];
@@ -46,45 +46,41 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
         fold,
     ]);
     head[8..].copy_from_slice(&c.microsecond.to_be_bytes());
-    // SAFETY: `tz` is borrowed from `obj`, a datetime live for the whole call, and the GIL is held
-    // (this function's precondition): what `with_tz` needs.
-    unsafe { with_tz(code::DATETIME, &head, tz, cx, e) }
+    with_tz(code::DATETIME, &head, tz, cx, e)
 }
 
 /// # Safety
 /// `obj` is a live date.
-pub unsafe fn write_date<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write_date<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live date (this function's precondition), as `date_fields` needs.
-    let c = unsafe { ffi::date_fields(obj) };
+    let c = unsafe { ffi::date_fields(obj.as_ptr()) };
     let [y0, y1] = (c.year as u16).to_be_bytes();
     e.ext(code::DATE, &[y0, y1, c.month as u8, c.day as u8])
 }
 
 /// # Safety
 /// `obj` is a live time; the GIL is held.
-pub unsafe fn write_time<E: Emitter>(obj: Obj, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_time<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live time (this function's precondition), as the three readers need; the
-    // tzinfo is borrowed from `obj`, which lives for the call.
+    // tzinfo is held by `obj`, so it lives as long as `obj` does.
     let (c, fold, tz) = unsafe {
         (
-            ffi::time_fields(obj),
-            ffi::time_fold(obj),
-            ffi::time_tzinfo(obj),
+            ffi::time_fields(obj.as_ptr()),
+            ffi::time_fold(obj.as_ptr()),
+            ffi::time_tzinfo(obj.as_ptr()).map(|tz| Ref::new(tz)),
         )
     };
     let mut head = [0u8; 8];
     head[..4].copy_from_slice(&[c.hour as u8, c.minute as u8, c.second as u8, fold]);
     head[4..].copy_from_slice(&c.microsecond.to_be_bytes());
-    // SAFETY: `tz` is borrowed from `obj`, a time live for the whole call, and the GIL is held (this
-    // function's precondition): what `with_tz` needs.
-    unsafe { with_tz(code::TIME, &head, tz, cx, e) }
+    with_tz(code::TIME, &head, tz, cx, e)
 }
 
 /// # Safety
 /// `obj` is a live timedelta.
-pub unsafe fn write_timedelta<E: Emitter>(obj: Obj, e: &mut E) -> Res {
+pub unsafe fn write_timedelta<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live timedelta (this function's precondition), as `timedelta_parts` needs.
-    let (days, secs, micros) = unsafe { ffi::timedelta_parts(obj) };
+    let (days, secs, micros) = unsafe { ffi::timedelta_parts(obj.as_ptr()) };
     let mut out = [0u8; 12];
     out[..4].copy_from_slice(&days.to_be_bytes());
     out[4..8].copy_from_slice(&(secs as u32).to_be_bytes());
@@ -93,16 +89,13 @@ pub unsafe fn write_timedelta<E: Emitter>(obj: Obj, e: &mut E) -> Res {
 }
 
 /// The extension `tag` of the fields `head` followed by the suffix of `tz`.
-///
-/// # Safety
-/// `tz` is a live tzinfo, if any; the GIL is held.
-unsafe fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Obj>, cx: &Ctx, e: &mut E) -> Res {
+fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Ref<'_>>, cx: &Ctx, e: &mut E) -> Res {
     let Some(tz) = tz else {
         return e.ext(tag, head);
     };
     let mut small = [0u8; 32];
     small[..head.len()].copy_from_slice(head);
-    if tz == cx.known.utc {
+    if tz.as_ptr() == cx.known.utc {
         small[head.len()] = tz::UTC;
         return e.ext(tag, &small[..head.len() + 1]);
     }
@@ -111,20 +104,15 @@ unsafe fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Obj>, cx: &Ctx, e
     };
     let cached = x.tz_cache.0.take();
     let suffix = match cached {
-        Some((held, suffix)) if held.as_ptr() == tz => {
+        Some((held, suffix)) if held.as_ptr() == tz.as_ptr() => {
             let r = write_joined(tag, head, &suffix, e);
             x.tz_cache.0.set(Some((held, suffix)));
             return r;
         }
-        // SAFETY: `tz` is a live tzinfo and the GIL is held (this function's precondition), as
-        // `tz_suffix` needs.
-        _ => unsafe { tz_suffix(tz, cx)? },
+        _ => tz_suffix(tz, cx)?,
     };
     let r = write_joined(tag, head, &suffix, e);
-    // SAFETY: `tz` is live (held by its datetime, which the caller holds).
-    x.tz_cache
-        .0
-        .set(Some((unsafe { Owned::from_borrowed(tz) }, suffix)));
+    x.tz_cache.0.set(Some((tz.hold(), suffix)));
     r
 }
 
@@ -136,21 +124,17 @@ fn write_joined<E: Emitter>(tag: i8, head: &[u8], suffix: &[u8], e: &mut E) -> R
 }
 
 /// The suffix of a time zone other than UTC.
-///
-/// # Safety
-/// `tz` is a live tzinfo; the GIL is held.
 #[cold]
-unsafe fn tz_suffix(tz: Obj, cx: &Ctx) -> Res<Vec<u8>> {
-    // SAFETY: attached.
+fn tz_suffix(tz: Ref<'_>, cx: &Ctx) -> Res<Vec<u8>> {
+    // SAFETY: a `Ref` exists only on an attached thread (its invariant).
     let py = unsafe { Python::assume_attached() };
-    // SAFETY: `tz` is a live tzinfo and the GIL is held (this function's precondition), so it can
-    // be borrowed for the call.
-    let tz_obj = unsafe { Borrowed::from_ptr(py, tz) };
+    // SAFETY: `tz` is live on this attached thread (`Ref`'s invariant), so it can be borrowed for
+    // the call.
+    let tz_obj = unsafe { Borrowed::from_ptr(py, tz.as_ptr()) };
     let Some(h) = cx.exact.as_deref().map(|x| x.handles) else {
         return Err(refused("OPT_EXACT handles are not loaded".to_owned()));
     };
-    // SAFETY: `tz` is live.
-    let ty = unsafe { ffi::type_of(tz) };
+    let ty = tz.type_of();
     if ty == cx.known.fixed_timezone {
         // `(offset,)` or `(offset, name)`: how the timezone was made.
         let args = tz_obj
@@ -182,8 +166,9 @@ unsafe fn tz_suffix(tz: Obj, cx: &Ctx) -> Res<Vec<u8>> {
         return Ok(out);
     }
     if ty.cast() == h.zoneinfo {
-        // SAFETY: `tz` is live.
-        let key = unsafe { ffi::get_attr(tz, h.names.key) }
+        // SAFETY: `tz` is live on an attached thread (`Ref`'s invariant), and the name is a str
+        // the handles hold.
+        let key = unsafe { ffi::get_attr(tz.as_ptr(), h.names.key) }
             .map_err(|c| error::attribute_failed("ZoneInfo.key could not be read", c))?;
         // SAFETY: `key` is live; a str gives its UTF-8.
         let utf8 = unsafe {
@@ -207,8 +192,7 @@ unsafe fn tz_suffix(tz: Obj, cx: &Ctx) -> Res<Vec<u8>> {
         out.extend_from_slice(utf8);
         return Ok(out);
     }
-    // SAFETY: `tz` is live.
-    let name = unsafe { ffi::type_name(tz) };
+    let name = tz.type_name();
     Err(refused(format!(
         "OPT_EXACT keeps a tzinfo only when it is a datetime.timezone or a zoneinfo.ZoneInfo, not \
          {name}: convert it first (dt.astimezone(zoneinfo.ZoneInfo(key)))"
