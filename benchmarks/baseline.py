@@ -75,7 +75,9 @@ def _before_compat() -> ModuleType | None:
         return None
     try:
         return _load_compat(BEFORE)
-    except (AttributeError, ImportError):  # a core older than this compat layer
+    except (AttributeError, ImportError, TypeError):
+        # A core older than this compat layer (a missing name, or a class that takes fewer
+        # arguments): its compat rows have no before column.
         return None
 
 
