@@ -59,14 +59,14 @@ def _load_compat(core: ModuleType) -> ModuleType:
         for name in current:
             del sys.modules[name]
         sys.modules["fastmsgpack._fastmsgpack"] = core
-        fastmsgpack._fastmsgpack = core  # type: ignore[attr-defined]
+        fastmsgpack._fastmsgpack = core
         return importlib.import_module("fastmsgpack.compat")
     finally:
         for name in [name for name in sys.modules if _is_compat(name)]:
             del sys.modules[name]
         sys.modules.update(current)
         sys.modules["fastmsgpack._fastmsgpack"] = current_core
-        fastmsgpack._fastmsgpack = current_core  # type: ignore[attr-defined]
+        fastmsgpack._fastmsgpack = current_core
         fastmsgpack.compat = current["fastmsgpack.compat"]
 
 
