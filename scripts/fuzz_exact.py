@@ -4,7 +4,9 @@ has HEADER_EXACT, and the seed documents that hold every exact extension code.
 For such an input, unpackb(data, option=OPT_EXACT) must give a value or a MsgpackDecodeError
 that gives its offset (nothing else), an Unpacker must give the same, and the differential
 oracle must hold: packb(value, option=OPT_EXACT) then unpackb(..., option=OPT_EXACT) gives back
-an equal value of the same type, all the way down.
+an equal value of the same type, all the way down. The one value that cannot go back is one
+nested deeper than packb writes (PACK_DEPTH levels, where unpackb reads 1024; doc/types.md):
+packb must then refuse it with MsgpackEncodeError.
 """
 
 from __future__ import annotations
@@ -20,9 +22,35 @@ from typing import Any
 import numpy as np
 
 import fastmsgpack
-from fastmsgpack import OPT_EXACT, Ext, MsgpackDecodeError, OutOfData, Unpacker
+from fastmsgpack import (
+    OPT_EXACT,
+    Ext,
+    MsgpackDecodeError,
+    MsgpackEncodeError,
+    OutOfData,
+    Unpacker,
+)
 
 HEADER_EXACT = 0x80
+
+PACK_DEPTH = 254
+"""How deep packb nests containers (unpackb reads deeper)."""
+
+
+def nesting(value: Any) -> int:
+    """How many containers deep `value` nests (a scalar: 0). Iterative, as values read from
+    the fuzzer's inputs nest up to 1024 levels, past Python's recursion limit."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, depth)
+            stack.extend((part, depth + 1) for entry in item.items() for part in entry)
+        elif isinstance(item, list | tuple | set | frozenset):
+            deepest = max(deepest, depth)
+            stack.extend((member, depth + 1) for member in item)
+    return deepest
 
 
 def same_exact(a: Any, b: Any) -> bool:
@@ -100,6 +128,10 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
     try:
         packed = fastmsgpack.packb(value, option=OPT_EXACT)
         back = fastmsgpack.unpackb(packed, option=OPT_EXACT)
+    except MsgpackEncodeError as exc:
+        if nesting(value) <= PACK_DEPTH:
+            yield "exact-oracle", f"packing {value!r:.200} back raised MsgpackEncodeError: {exc}"
+        return
     except Exception as exc:  # noqa: BLE001
         yield "exact-oracle", f"packing {value!r:.200} back raised {type(exc).__name__}: {exc}"
         return
