@@ -56,9 +56,30 @@ def nesting(value: Any) -> int:
 def same_exact(a: Any, b: Any) -> bool:
     """Equal, with every value of the same type: floats and complex numbers bit for bit,
     Decimals digit for digit, datetimes and times with the same fold and zone, sets member for
-    member (NaN included), numpy dtype, shape and bytes."""
-    if type(a) is not type(b):
-        return False
+    member (NaN included), numpy dtype, shape and bytes. Lists, tuples and dicts are compared
+    with a stack of their own, not by recursion: values read from the fuzzer's inputs nest up to
+    1024 levels, past Python's recursion limit."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, list | tuple):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict):
+            if len(x) != len(y):
+                return False
+            for (kx, vx), (ky, vy) in zip(x.items(), y.items(), strict=True):
+                pending += [(kx, ky), (vx, vy)]
+        elif not _same_leaf(x, y):
+            return False
+    return True
+
+
+def _same_leaf(a: Any, b: Any) -> bool:
+    """`same_exact` for two values of the same type that are not lists, tuples or dicts."""
     if isinstance(a, np.ndarray | np.generic):
         return bool(a.dtype.str == b.dtype.str and a.tobytes() == b.tobytes())
     if isinstance(a, float):
@@ -67,8 +88,6 @@ def same_exact(a: Any, b: Any) -> bool:
         return struct.pack(">dd", a.real, a.imag) == struct.pack(">dd", b.real, b.imag)
     if isinstance(a, decimal.Decimal):
         return bool(a.as_tuple() == b.as_tuple())
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(same_exact(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, set | frozenset):
         rest = list(b)
         for x in a:
@@ -77,11 +96,6 @@ def same_exact(a: Any, b: Any) -> bool:
                 return False
             rest.pop(match)
         return not rest
-    if isinstance(a, dict):
-        return len(a) == len(b) and all(
-            same_exact(ka, kb) and same_exact(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True)
-        )
     if isinstance(a, datetime.datetime | datetime.time):
         return (
             a.replace(tzinfo=None) == b.replace(tzinfo=None)
