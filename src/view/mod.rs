@@ -101,7 +101,8 @@ pub fn item<'py>(
         // SAFETY: `view` is a new view (a GC type) that no other thread has seen, and we are
         // attached. It refers only to its document, which refers to no object that could refer
         // back (no hook, no type; its bytes are an exact `bytes` object or its own copy), and to
-        // views of the same document: no cycle can go through it, and the collector would go over every view alive at each collection.
+        // views of the same document: no cycle can go through it, and the collector would go
+        // over every view alive at each collection.
         unsafe { ffi::untrack_acyclic(view.as_ptr()) };
     }
     Ok(view)
