@@ -547,7 +547,7 @@ impl MapTable {
 
     /// Every entry, if all are found.
     #[inline]
-    fn done(&self) -> Option<&[Entry]> {
+    pub fn done(&self) -> Option<&[Entry]> {
         let first = self.done.load(Ordering::Acquire);
         if first.is_null() {
             return None;
