@@ -119,15 +119,14 @@ impl Input<'_> {
                 return Ok((pos + fixed, span));
             }
         }
-        if !self.spans.is_empty() {
-            // Checked at creation: a str or bin is its header and the bytes it declares.
-            if let Some(end) = text_end(self.data, pos) {
-                return Ok((end, span));
-            }
-        }
         if let Some(found) = self.spans.get(span) {
             if found.start as usize == pos {
                 return Ok((found.end as usize, found.after as usize));
+            }
+            // Checked at creation (there are spans): a str or bin is its header and the bytes
+            // it declares.
+            if let Some(end) = text_end(self.data, pos) {
+                return Ok((end, span));
             }
             if !self
                 .data
