@@ -499,3 +499,28 @@ def test_a_bad_key_stops_a_pass_as_unpackb_stops() -> None:
     with pytest.raises(MsgpackDecodeError) as info:
         View(bad_utf8, validate=False).items()
     assert str(info.value) == expected
+
+
+def test_strs_and_bins_of_every_width_are_passed_over() -> None:
+    """Reading a key after values of each str and bin header width (and an array after them)
+    passes over them by their declared length, checked or not."""
+    doc: dict[str, Any] = {
+        "fix": "f" * 31,
+        "s8": "a" * 200,
+        "s16": "b" * 300,
+        "s32": "c" * 70_000,
+        "b8": b"\x01" * 200,
+        "b16": b"\x02" * 300,
+        "b32": b"\x03" * 70_000,
+        "last": [1, {"k": "v"}],
+    }
+    data = packb(doc)
+    for validate in (True, False):
+        view = View(data, validate=validate)
+        assert view["last"][1]["k"] == "v"
+        assert view.keys() == list(doc)
+        items = View(data, validate=validate)["last"]
+        assert _plain(items[1]) == {"k": "v"}
+        array = View(packb(list(doc.values())), validate=validate)
+        assert _plain(array[7]) == doc["last"]
+        assert array[3] == doc["s32"]
