@@ -80,16 +80,18 @@ class ArqSettings:
         job_deserializer = fm_arq.deserialize
 
 
-def dramatiq_setup(fast: bool) -> Any:
-    """Sets dramatiq's encoder and broker (with a results backend); returns the echo actor."""
+def dramatiq_setup(fast: bool, url: str = URL) -> tuple[Any, Any]:
+    """Sets dramatiq's encoder and broker (with a results backend, on ``url``); returns the echo
+    actor, bound to that broker, and the results backend (whose ``encoder`` is the encoder)."""
     encoder = MsgpackEncoder() if fast else dramatiq.JSONEncoder()
     dramatiq.set_encoder(encoder)
-    broker = RedisBroker(url=URL)  # type: ignore[no-untyped-call]
-    backend = RedisBackend(url=URL, encoder=encoder)  # type: ignore[no-untyped-call]
+    broker = RedisBroker(url=url)  # type: ignore[no-untyped-call]
+    backend = RedisBackend(url=url, encoder=encoder)  # type: ignore[no-untyped-call]
     broker.add_middleware(Results(backend=backend))  # type: ignore[no-untyped-call]
     dramatiq.set_broker(broker)
-    return dramatiq.actor(actor_name="echo", store_results=True, max_retries=0)(echo)
+    actor = dramatiq.actor(actor_name="echo", store_results=True, max_retries=0)(echo)
+    return actor, backend
 
 
 if os.environ.get("FASTMSGPACK_BENCH_DRAMATIQ"):
-    dramatiq_echo = dramatiq_setup(FAST)
+    dramatiq_echo, _ = dramatiq_setup(FAST)

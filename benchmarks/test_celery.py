@@ -18,18 +18,15 @@ round trip lasts milliseconds, and the quick run's time budget would otherwise g
 from __future__ import annotations
 
 import datetime
-import os
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from _celery_bench_app import SERIALIZERS, make_app
+from _celery_bench_app import SERIALIZERS
+from _queue_trips import celery_trip
 from kombu import serialization
 
 from fastmsgpack.integrations import kombu as fm_kombu
@@ -73,62 +70,21 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url(0)
 
 
-def start_worker(url: str, serializer: str, log: Path) -> subprocess.Popen[bytes]:
-    env = dict(
-        os.environ,
-        FASTMSGPACK_BENCH_REDIS_URL=url,
-        FASTMSGPACK_BENCH_SERIALIZER=serializer,
-        PYTHONPATH=str(BENCH_DIR),
-    )
-    command = [
-        sys.executable, "-m", "celery", "-A", "_celery_bench_app", "worker", "--pool=prefork",
-        "--concurrency=2", "--loglevel=WARNING", "--without-gossip", "--without-mingle",
-        "--without-heartbeat", f"--hostname=bench-{serializer}@%h",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            command, cwd=BENCH_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-
-
 @pytest.fixture(scope="module", params=WORKERS)
 def worker(
     request: pytest.FixtureRequest, redis_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, Any]]:
+) -> Iterator[tuple[str, Callable[[Any], Any]]]:
     kind: str = request.param
-    serializer = "fastmsgpack" if kind == "floor" else kind
     redis.Redis.from_url(redis_url).flushdb()
-    _app, echo = make_app(serializer, redis_url)
     log = tmp_path_factory.mktemp("celery") / f"worker-{kind}.log"
-    proc = start_worker(redis_url, serializer, log)
-    try:
-        # Ready when a task makes the round trip.
-        probe = echo.delay("ready")
-        deadline = time.monotonic() + 60
-        while not probe.ready():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(
-                    f"the Celery worker ({serializer}) did not start; its log:\n"
-                    + log.read_text(errors="replace"),
-                    pytrace=False,
-                )
-            time.sleep(0.1)
-        assert probe.get() == "ready"
-        yield kind, echo
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    with celery_trip(redis_url, "fastmsgpack" if kind == "floor" else kind, log) as trip:
+        yield kind, trip
 
 
 @pytest.mark.benchmark(min_rounds=ROUNDS)
 @pytest.mark.parametrize("size", list(SIZES))
 def test_celery_round_trip(benchmark: Any, worker: tuple[str, Any], size: str) -> None:
-    kind, echo = worker
+    kind, trip = worker
     benchmark.group = f"celery-roundtrip-{size}"
     # kombu's serializers under their own names: "msgpack" and "json" elsewhere in the tables are
     # the libraries called directly.
@@ -140,8 +96,5 @@ def test_celery_round_trip(benchmark: Any, worker: tuple[str, Any], size: str) -
     serializer = "fastmsgpack" if kind == "floor" else kind
     benchmark.extra_info["bytes"] = len(kombu_dumps(value, serializer)[2])
 
-    def round_trip() -> Any:
-        return echo.delay(value).get(timeout=30)
-
-    assert round_trip() == value, f"{kind}: the round trip changed the payload"
-    benchmark(round_trip)
+    assert trip(value) == value, f"{kind}: the round trip changed the payload"
+    benchmark(trip, value)

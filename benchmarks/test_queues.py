@@ -23,8 +23,6 @@ time budget would otherwise give five.
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,9 +34,9 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tests"))
+import _queue_trips as trips
 from _queue_bench_apps import payload
 from _servers import RedisServer, redis_server  # type: ignore[import-not-found]
-from _workers import worker_process  # type: ignore[import-not-found]
 
 from fastmsgpack.integrations import _exact
 
@@ -56,107 +54,38 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url(0)
 
 
-def env_for(url: str, serializer: str, **extra: str) -> dict[str, str]:
-    return {
-        "FASTMSGPACK_BENCH_REDIS_URL": url,
-        "FASTMSGPACK_BENCH_SERIALIZER": "default" if serializer == "default" else "fastmsgpack",
-        "PYTHONPATH": os.pathsep.join([str(BENCH), str(ROOT / "tests")]),
-        **extra,
-    }
+def _trips(
+    request: pytest.FixtureRequest,
+    redis_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    start: Callable[[str, bool, Path], Any],
+) -> Iterator[tuple[str, Callable[[Any], Any]]]:
+    serializer: str = request.param
+    redis.Redis.from_url(redis_url).flushdb()
+    log = tmp_path_factory.mktemp("queue") / f"{serializer}.log"
+    with start(redis_url, serializer != "default", log) as trip:
+        yield serializer, trip
 
 
 @pytest.fixture(scope="module", params=SERIALIZERS)
 def arq_trip(
     request: pytest.FixtureRequest, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, Callable[[Any], Any]]]:
-    from arq import create_pool
-    from arq.connections import RedisSettings
-
-    from fastmsgpack.integrations import arq as fm_arq
-
-    serializer: str = request.param
-    redis.Redis.from_url(redis_url).flushdb()
-    env = env_for(redis_url, serializer)
-    log = tmp_path_factory.mktemp("arq") / f"{serializer}.log"
-    command = [sys.executable, "-m", "arq", "_queue_bench_apps.ArqSettings"]
-    os.environ.update(env)
-    with worker_process(command, redis_url, log, "Starting worker for", (BENCH,)) as _:
-        loop = asyncio.new_event_loop()
-        kwargs: dict[str, Any] = {}
-        if serializer != "default":
-            kwargs = {"job_serializer": fm_arq.serialize, "job_deserializer": fm_arq.deserialize}
-        pool = loop.run_until_complete(create_pool(RedisSettings.from_dsn(redis_url), **kwargs))
-
-        async def trip(value: Any) -> Any:
-            job = await pool.enqueue_job("arq_echo", value)
-            assert job is not None
-            return await job.result(timeout=30, poll_delay=0.001)
-
-        yield serializer, lambda value: loop.run_until_complete(trip(value))
-        loop.run_until_complete(pool.aclose())
-        loop.close()
+    yield from _trips(request, redis_url, tmp_path_factory, trips.arq_trip)
 
 
 @pytest.fixture(scope="module", params=SERIALIZERS)
 def rq_trip(
     request: pytest.FixtureRequest, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, Callable[[Any], Any]]]:
-    from _queue_bench_apps import echo
-    from rq import Queue
-    from rq.results import Result
-
-    from fastmsgpack.integrations.rq import Serializer
-
-    serializer: str = request.param
-    redis.Redis.from_url(redis_url).flushdb()
-    log = tmp_path_factory.mktemp("rq") / f"{serializer}.log"
-    command = [
-        sys.executable, "-m", "rq.cli", "worker", "--url", redis_url, "--worker-class",
-        "rq.worker.SimpleWorker", "bench",
-    ]  # fmt: skip
-    if serializer != "default":
-        command[-1:-1] = ["--serializer", "fastmsgpack.integrations.rq.Serializer"]
-    os.environ.update(env_for(redis_url, serializer))
-    with worker_process(command, redis_url, log, "Listening on bench", (BENCH,)) as _:
-        kwargs: dict[str, Any] = {"serializer": Serializer} if serializer != "default" else {}
-        queue = Queue("bench", connection=redis.Redis.from_url(redis_url), **kwargs)
-
-        def trip(value: Any) -> Any:
-            job = queue.enqueue(echo, value)
-            # Blocks (XREAD) until the worker adds the job's result.
-            result = job.latest_result(timeout=30)
-            assert result is not None, "rq job did not finish"
-            assert result.type == Result.Type.SUCCESSFUL, result.exc_string
-            return result.return_value
-
-        yield serializer, trip
+    yield from _trips(request, redis_url, tmp_path_factory, trips.rq_trip)
 
 
 @pytest.fixture(scope="module", params=SERIALIZERS)
 def dramatiq_trip(
     request: pytest.FixtureRequest, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, Callable[[Any], Any]]]:
-    serializer: str = request.param
-    redis.Redis.from_url(redis_url).flushdb()
-    log = tmp_path_factory.mktemp("dramatiq") / f"{serializer}.log"
-    os.environ.update(
-        env_for(redis_url, serializer, FASTMSGPACK_BENCH_DRAMATIQ="1", dramatiq_worker_timeout="2")
-    )
-    command = [
-        sys.executable, "-m", "dramatiq", "_queue_bench_apps", "--processes", "1", "--threads",
-        "1",
-    ]  # fmt: skip
-    ready = "Worker process is ready for action"
-    with worker_process(command, redis_url, log, ready, (BENCH,)) as _:
-        import _queue_bench_apps
-
-        _queue_bench_apps.URL = redis_url
-        actor = _queue_bench_apps.dramatiq_setup(serializer != "default")
-
-        def trip(value: Any) -> Any:
-            return actor.send(value).get_result(block=True, timeout=30_000)
-
-        yield serializer, trip
+    yield from _trips(request, redis_url, tmp_path_factory, trips.dramatiq_trip)
 
 
 def run_trip(
