@@ -31,8 +31,8 @@ Trip = Callable[[Any], Any]
 
 
 def _environ(url: str, fast: bool, **extra: str) -> None:
-    """The worker's environment, read by benchmarks/_queue_bench_apps.py (and
-    _celery_bench_app.py) when it starts: set in this process's, which the worker inherits."""
+    """The worker's environment, read by benchmarks/_queue_bench_apps.py when it starts: set in
+    this process's, which the worker inherits."""
     os.environ.update(
         {
             "FASTMSGPACK_BENCH_REDIS_URL": url,

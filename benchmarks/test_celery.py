@@ -38,7 +38,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from _servers import RedisServer, redis_server  # type: ignore[import-not-found]
 
-BENCH_DIR = Path(__file__).resolve().parent
 SIZES = {"1kb": 13, "100kb": 1300}  # records per payload
 # "floor": the fastmsgpack serializer and a worker of its own, with bytes for the payload.
 WORKERS = [*SERIALIZERS, "floor"]

@@ -32,7 +32,6 @@ import pytest
 import redis
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tests"))
 import _queue_trips as trips
 from _queue_bench_apps import payload
