@@ -31,6 +31,11 @@ time of one call.
 subtract from the others. ``marshal`` is not a MessagePack library: it makes the same Python
 objects from its own format with the least work CPython has, though not always with fewer
 instructions than a MessagePack decoder.
+
+The task-queue rows (``arq-roundtrip-100kb``, ``celery-roundtrip-1kb``, ...) run the serializer
+calls of one round trip in this one process (``benchmarks/_queue_calls.py``), for ``fastmsgpack``
+and the framework's default as named in the benchmark tables (``arq-pickle``, ``rq-pickle``,
+``dramatiq-json``, ``kombu-msgpack``, ``kombu-json``): the serializer's share of the round trip.
 """
 
 from __future__ import annotations
@@ -119,6 +124,29 @@ def _walk_of(map_type: type[Any], array_type: type[Any]) -> Callable[[Any], Any]
     return walk
 
 
+def _queue_calls(row: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from _queue_calls import ROWS, check
+
+        check(row)
+        return ROWS[row]()
+
+    return make
+
+
+# The serializer calls of one round trip of a task-queue row (direction "calls": the input is a
+# call by library, fastmsgpack against the framework's default, named as in the benchmark
+# tables: arq-pickle, rq-pickle, dramatiq-json, kombu-msgpack, kombu-json), from
+# benchmarks/_queue_calls.py.
+WORKLOADS.update(
+    {
+        f"{framework}-roundtrip-{size}": (_queue_calls(f"{framework}-roundtrip-{size}"), "calls")
+        for framework in ("arq", "rq", "dramatiq", "celery")
+        for size in ("1kb", "100kb")
+    }
+)
+
+
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
     import msgpack  # type: ignore[import-untyped]
     import msgspec
@@ -164,15 +192,19 @@ def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Cal
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
     make, direction = WORKLOADS[workload]
-    pack, unpack = _libraries()[library]
     obj = make()
-    if direction == "pack":
-        call: Callable[[], Any] = lambda: pack(obj)
+    if direction == "calls":
+        call: Callable[[], Any] = obj[library]
+    elif direction == "pack":
+        pack, unpack = _libraries()[library]
+        call = lambda: pack(obj)
     elif direction == "walk":
+        pack, unpack = _libraries()[library]
         call = _walk_call(library, pack(obj), unpack)
         if call() != obj:
             raise SystemExit(f"{library}: {workload} does not walk to the input")
     else:
+        pack, unpack = _libraries()[library]
         data = pack(obj)
         if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
