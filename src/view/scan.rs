@@ -123,11 +123,6 @@ impl Input<'_> {
             if found.start as usize == pos {
                 return Ok((found.end as usize, found.after as usize));
             }
-            // Checked at creation (there are spans): a str or bin is its header and the bytes
-            // it declares.
-            if let Some(end) = text_end(self.data, pos) {
-                return Ok((end, span));
-            }
             if !self
                 .data
                 .get(pos)
@@ -210,26 +205,6 @@ impl Header {
             span: self.first_span(),
         }
     }
-}
-
-/// Where the str or bin at `pos` ends, from its header alone (`None` for another item, or one
-/// that does not fit in `data`). Its bytes are not looked at: only for a checked input.
-#[inline(always)]
-fn text_end(data: &[u8], pos: usize) -> Option<usize> {
-    let marker = *data.get(pos)?;
-    let be = |n: usize| -> Option<usize> {
-        let bytes = data.get(pos + 1..pos + 1 + n)?;
-        Some(bytes.iter().fold(0usize, |acc, &b| acc << 8 | b as usize))
-    };
-    let (head, len) = match marker {
-        0xa0..=0xbf => (1, (marker & 0x1f) as usize),
-        0xc4 | 0xd9 => (2, be(1)?),
-        0xc5 | 0xda => (3, be(2)?),
-        0xc6 | 0xdb => (5, be(4)?),
-        _ => return None,
-    };
-    let end = pos.checked_add(head)?.checked_add(len)?;
-    (end <= data.len()).then_some(end)
 }
 
 /// Where the object at `pos`, nested `depth` deep, ends (checked as `de::skip` checks it).
