@@ -14,7 +14,10 @@ the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's exten
 ``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
-out of the collector's view as the benchmarks freeze theirs.
+out of the collector's view as the benchmarks freeze theirs. The rows of
+``benchmarks/test_streams_unpack.py`` (``STREAM_WORKLOADS``: ``feed-small-100k``,
+``feed-bin-1mb``, ...) run that file's own calls, by its library names (``fastmsgpack``,
+``msgpack``, ``ormsgpack``, ``msgspec``, ``fastmsgpack-unpackb``, ...).
 
 Instruction counts under callgrind are the same from run to run on a busy machine; the count of
 one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up alone),
@@ -87,6 +90,12 @@ def _records() -> Any:
     return make_records(5000)
 
 
+def _small_message() -> Any:
+    from generators import small_message
+
+    return small_message()
+
+
 # name: (input, direction)
 WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     **{f"route-unpack-{n}": (_route(n), "unpack") for n in (1, 100, 1000, 10000, 100000)},
@@ -97,7 +106,33 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "vocab-unpack": (_vocabulary, "unpack"),
     "dataclasses-pack": (_members, "pack"),
     "records-pack": (_records, "pack"),
+    "small-unpack": (_small_message, "unpack"),
 }
+
+
+def _stream_readers(workload: str) -> dict[str, Callable[[], Any]]:
+    """The calls of a row of benchmarks/test_streams_unpack.py, by library: the stream of 100,000
+    small messages fed 64 KiB at a time (``feed-small-100k``, each message let go;
+    ``feed-small-100k-kept``, all kept in a list), or one large object fed so
+    (``feed-list-1mb``, ``feed-bin-1mb``, ...)."""
+    import test_streams_unpack as streams
+
+    if workload.startswith("feed-small-100k"):
+        streams.small_stream()  # made now: part of the set-up, not of the first call
+        readers = streams.FEED_SMALL
+        if workload.endswith("-kept"):
+            return {name: readers[name].kept for name in streams.KEPT_SMALL}
+        return {name: reader.dropped for name, reader in readers.items()}
+    kind, size = workload.removeprefix("feed-").split("-")
+    return streams._large_runs(kind, int(size.removesuffix("mb")))  # makes the object now
+
+
+# Rows whose call is not one library function on one input: workload -> the call, by library.
+STREAM_WORKLOADS = [
+    "feed-small-100k",
+    "feed-small-100k-kept",
+    *(f"feed-{kind}-{mb}mb" for kind in ("list", "bin") for mb in (1, 10)),
+]
 
 
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
@@ -127,16 +162,26 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
+    if workload in STREAM_WORKLOADS:
+        readers = _stream_readers(workload)
+        if library not in readers:
+            raise SystemExit(f"{workload}: no library {library}; one of {', '.join(readers)}")
+        call: Callable[[], Any] = readers[library]
+        return _timed(call, iterations, no_gc)
     make, direction = WORKLOADS[workload]
     pack, unpack = _libraries()[library]
     obj = make()
     if direction == "pack":
-        call: Callable[[], Any] = lambda: pack(obj)
+        call = lambda: pack(obj)
     else:
         data = pack(obj)
         if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
         call = lambda: unpack(data)
+    return _timed(call, iterations, no_gc)
+
+
+def _timed(call: Callable[[], Any], iterations: int, no_gc: bool) -> float:
     gc.collect()
     gc.freeze()
     if no_gc:
@@ -195,7 +240,7 @@ def _callgrind_total(args: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("workload", choices=sorted([*WORKLOADS, *STREAM_WORKLOADS]))
     parser.add_argument("library")
     parser.add_argument("iterations", type=int, nargs="?", default=200)
     parser.add_argument("--no-gc", action="store_true", help="the collector off around the loop")
