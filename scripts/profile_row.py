@@ -15,9 +15,11 @@ the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's exten
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs. The rows of
-``benchmarks/test_streams_unpack.py`` (``STREAM_WORKLOADS``: ``feed-small-100k``,
-``feed-bin-1mb``, ...) run that file's own calls, by its library names (``fastmsgpack``,
-``msgpack``, ``ormsgpack``, ``msgspec``, ``fastmsgpack-unpackb``, ...).
+``benchmarks/test_streams_unpack.py`` and ``benchmarks/test_langgraph.py`` (``CALL_WORKLOADS``:
+``feed-small-100k``, ``feed-bin-1mb``, ``langgraph-loads-records``, ...) run those files' own
+calls, by their library names (``fastmsgpack``, ``msgpack``, ``ormsgpack``,
+``fastmsgpack-unpackb``, ``langgraph-jsonplus``, ...; ``hooks`` for the LangGraph rows, see
+``_langgraph_calls``).
 
 Instruction counts under callgrind are the same from run to run on a busy machine; the count of
 one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up alone),
@@ -127,12 +129,46 @@ def _stream_readers(workload: str) -> dict[str, Callable[[], Any]]:
     return streams._large_runs(kind, int(size.removesuffix("mb")))  # makes the object now
 
 
-# Rows whose call is not one library function on one input: workload -> the call, by library.
-STREAM_WORKLOADS = [
-    "feed-small-100k",
-    "feed-small-100k-kept",
-    *(f"feed-{kind}-{mb}mb" for kind in ("list", "bin") for mb in (1, 10)),
-]
+def _langgraph_calls(workload: str) -> dict[str, Callable[[], Any]]:
+    """``loads_typed`` of a row of benchmarks/test_langgraph.py, by serializer, and ``hooks``:
+    LangGraph's own extension hook called on the payload of each extension of the top level
+    (the messages, the documents), the part of the call that is not the decoder's."""
+    import test_langgraph as lg
+
+    import fastmsgpack
+
+    name = workload.removeprefix("langgraph-loads-")
+    data = lg.SERIALIZERS["langgraph-jsonplus"].dumps_typed(lg.VALUES[name])
+    ours = lg.SERIALIZERS["fastmsgpack"]
+    exts: list[tuple[int, bytes]] = []
+
+    def keep(code: int, payload: bytes) -> None:
+        exts.append((code, bytes(payload)))
+
+    fastmsgpack.unpackb(data[1], ext_hook=keep, option=fastmsgpack.OPT_NON_STR_KEYS)
+    hook = ours._unpack_ext_hook
+    calls: dict[str, Callable[[], Any]] = {
+        library: (lambda serde=serde: serde.loads_typed(data))
+        for library, serde in lg.SERIALIZERS.items()
+    }
+    calls["hooks"] = lambda: [hook(code, payload) for code, payload in exts]
+    return calls
+
+
+# Rows whose call is not one library function on one input: workload -> the calls, by library.
+CALL_WORKLOADS: dict[str, Callable[[str], dict[str, Callable[[], Any]]]] = {
+    **{
+        name: _stream_readers
+        for name in (
+            "feed-small-100k",
+            "feed-small-100k-kept",
+            *(f"feed-{kind}-{mb}mb" for kind in ("list", "bin") for mb in (1, 10)),
+        )
+    },
+    **{
+        f"langgraph-loads-{name}": _langgraph_calls for name in ("messages", "documents", "records")
+    },
+}
 
 
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
@@ -162,11 +198,11 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
-    if workload in STREAM_WORKLOADS:
-        readers = _stream_readers(workload)
-        if library not in readers:
-            raise SystemExit(f"{workload}: no library {library}; one of {', '.join(readers)}")
-        call: Callable[[], Any] = readers[library]
+    if workload in CALL_WORKLOADS:
+        calls = CALL_WORKLOADS[workload](workload)
+        if library not in calls:
+            raise SystemExit(f"{workload}: no library {library}; one of {', '.join(calls)}")
+        call: Callable[[], Any] = calls[library]
         return _timed(call, iterations, no_gc)
     make, direction = WORKLOADS[workload]
     pack, unpack = _libraries()[library]
@@ -240,7 +276,7 @@ def _callgrind_total(args: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workload", choices=sorted([*WORKLOADS, *STREAM_WORKLOADS]))
+    parser.add_argument("workload", choices=sorted([*WORKLOADS, *CALL_WORKLOADS]))
     parser.add_argument("library")
     parser.add_argument("iterations", type=int, nargs="?", default=200)
     parser.add_argument("--no-gc", action="store_true", help="the collector off around the loop")
