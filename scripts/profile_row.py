@@ -35,11 +35,17 @@ time of one call.
 subtract from the others. ``marshal`` is not a MessagePack library: it makes the same Python
 objects from its own format with the least work CPython has, though not always with fewer
 instructions than a MessagePack decoder.
+
+The task-queue rows (``arq-roundtrip-100kb``, ``celery-roundtrip-1kb``, ...) run the serializer
+calls of one round trip in this one process (``benchmarks/_queue_calls.py``), for ``fastmsgpack``
+and the framework's default as named in the benchmark tables (``arq-pickle``, ``rq-pickle``,
+``dramatiq-json``, ``kombu-msgpack``, ``kombu-json``): the serializer's share of the round trip.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import marshal
 import os
@@ -148,7 +154,7 @@ def _langgraph_calls(workload: str) -> dict[str, Callable[[], Any]]:
     fastmsgpack.unpackb(data[1], ext_hook=keep, option=fastmsgpack.OPT_NON_STR_KEYS)
     hook = ours._unpack_ext_hook
     calls: dict[str, Callable[[], Any]] = {
-        library: (lambda serde=serde: serde.loads_typed(data))
+        library: functools.partial(serde.loads_typed, data)
         for library, serde in lg.SERIALIZERS.items()
     }
     calls["hooks"] = lambda: [hook(code, payload) for code, payload in exts]
@@ -169,6 +175,29 @@ CALL_WORKLOADS: dict[str, Callable[[str], dict[str, Callable[[], Any]]]] = {
         f"langgraph-loads-{name}": _langgraph_calls for name in ("messages", "documents", "records")
     },
 }
+
+
+def _queue_calls(row: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from _queue_calls import ROWS, check
+
+        check(row)
+        return ROWS[row]()
+
+    return make
+
+
+# The serializer calls of one round trip of a task-queue row (direction "calls": the input is a
+# call by library, fastmsgpack against the framework's default, named as in the benchmark
+# tables: arq-pickle, rq-pickle, dramatiq-json, kombu-msgpack, kombu-json), from
+# benchmarks/_queue_calls.py.
+WORKLOADS.update(
+    {
+        f"{framework}-roundtrip-{size}": (_queue_calls(f"{framework}-roundtrip-{size}"), "calls")
+        for framework in ("arq", "rq", "dramatiq", "celery")
+        for size in ("1kb", "100kb")
+    }
+)
 
 
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
@@ -205,11 +234,14 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
         call: Callable[[], Any] = calls[library]
         return _timed(call, iterations, no_gc)
     make, direction = WORKLOADS[workload]
-    pack, unpack = _libraries()[library]
     obj = make()
-    if direction == "pack":
+    if direction == "calls":
+        call = obj[library]
+    elif direction == "pack":
+        pack, unpack = _libraries()[library]
         call = lambda: pack(obj)
     else:
+        pack, unpack = _libraries()[library]
         data = pack(obj)
         if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
