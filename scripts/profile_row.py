@@ -8,10 +8,11 @@ Usage (from the repository root, with the benchmark virtualenv):
         .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY ITERATIONS
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
-``vocab-pack``, ``dataclasses-pack``, ...) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
-``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when
-the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
-``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the
+``vocab-pack``, ``dataclasses-pack``, ``view-walk-1000``, ...) and LIBRARY one of ``LIBRARIES``
+(``fastmsgpack``, ``fastmsgpack-unpackb``, ``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``,
+``noop``, and ``fastmsgpack-before`` when the environment variable ``FASTMSGPACK_BASELINE`` names
+an earlier build's extension module, as ``scripts/bench --baseline`` sets it:
+``benchmarks/baseline.py``). The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs. The rows of
@@ -115,7 +116,48 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "dataclasses-pack": (_members, "pack"),
     "records-pack": (_records, "pack"),
     "small-unpack": (_small_message, "unpack"),
+    **{f"view-walk-{n}": (_route(n), "walk") for n in (1, 100, 1000, 10000)},
 }
+"""Direction "walk" is ``benchmarks/test_view.py``'s ``view-walk`` row: for ``fastmsgpack`` (and
+``fastmsgpack-before``) a ``View`` of the packed route walked fully, for any other library its
+decoder followed by the same walk over the dicts and lists it made (``fastmsgpack-unpackb`` is
+``unpackb`` and the walk)."""
+
+
+def _walk_of(map_type: type[Any], array_type: type[Any]) -> Callable[[Any], Any]:
+    """The walk of ``benchmarks/test_view.py``: every value read, as dicts and lists."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, map_type):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, array_type):
+            return [walk(v) for v in value]
+        return value
+
+    return walk
+
+
+def _queue_calls(row: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from _queue_calls import ROWS, check
+
+        check(row)
+        return ROWS[row]()
+
+    return make
+
+
+# The serializer calls of one round trip of a task-queue row (direction "calls": the input is a
+# call by library, fastmsgpack against the framework's default, named as in the benchmark
+# tables: arq-pickle, rq-pickle, dramatiq-json, kombu-msgpack, kombu-json), from
+# benchmarks/_queue_calls.py.
+WORKLOADS.update(
+    {
+        f"{framework}-roundtrip-{size}": (_queue_calls(f"{framework}-roundtrip-{size}"), "calls")
+        for framework in ("arq", "rq", "dramatiq", "celery")
+        for size in ("1kb", "100kb")
+    }
+)
 
 
 def _stream_readers(workload: str) -> dict[str, Callable[[], Any]]:
@@ -177,29 +219,6 @@ CALL_WORKLOADS: dict[str, Callable[[str], dict[str, Callable[[], Any]]]] = {
 }
 
 
-def _queue_calls(row: str) -> Callable[[], Any]:
-    def make() -> Any:
-        from _queue_calls import ROWS, check
-
-        check(row)
-        return ROWS[row]()
-
-    return make
-
-
-# The serializer calls of one round trip of a task-queue row (direction "calls": the input is a
-# call by library, fastmsgpack against the framework's default, named as in the benchmark
-# tables: arq-pickle, rq-pickle, dramatiq-json, kombu-msgpack, kombu-json), from
-# benchmarks/_queue_calls.py.
-WORKLOADS.update(
-    {
-        f"{framework}-roundtrip-{size}": (_queue_calls(f"{framework}-roundtrip-{size}"), "calls")
-        for framework in ("arq", "rq", "dramatiq", "celery")
-        for size in ("1kb", "100kb")
-    }
-)
-
-
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
     import msgpack  # type: ignore[import-untyped]
     import msgspec
@@ -212,6 +231,7 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     return {
         "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
         **before,
+        "fastmsgpack-unpackb": (fastmsgpack.packb, fastmsgpack.unpackb),
         "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
         "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
         "msgpack": (
@@ -223,6 +243,22 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
         # cost of the loop and of calling into an extension function, shared by every library.
         "noop": (fastmsgpack.packb, len),
     }
+
+
+def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Callable[[], Any]:
+    """The call of a "walk" workload (see ``WORKLOADS``)."""
+    from baseline import BEFORE
+
+    import fastmsgpack
+
+    if library == "fastmsgpack":
+        walk = _walk_of(fastmsgpack.MapView, fastmsgpack.ArrayView)
+        return lambda: walk(fastmsgpack.View(data))
+    if library == "fastmsgpack-before" and BEFORE is not None:
+        walk_before = _walk_of(BEFORE.MapView, BEFORE.ArrayView)
+        return lambda: walk_before(BEFORE._view(data))
+    walk_plain = _walk_of(dict, list)
+    return lambda: walk_plain(unpack(data))
 
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
@@ -240,6 +276,11 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     elif direction == "pack":
         pack, unpack = _libraries()[library]
         call = lambda: pack(obj)
+    elif direction == "walk":
+        pack, unpack = _libraries()[library]
+        call = _walk_call(library, pack(obj), unpack)
+        if call() != obj:
+            raise SystemExit(f"{library}: {workload} does not walk to the input")
     else:
         pack, unpack = _libraries()[library]
         data = pack(obj)
