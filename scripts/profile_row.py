@@ -8,9 +8,11 @@ Usage (from the repository root, with the benchmark virtualenv):
         .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY ITERATIONS
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
-``vocab-pack``, ``dataclasses-pack``, ...) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
-``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when
-the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
+``vocab-pack``, ``dataclasses-pack``, ...) or in ``CALLS`` (rows whose calls differ by more than
+the function: ``fragment-insert``, ``stream-pack-join-100k``, ``json-dumps-twitter``,
+``route-pack-calls-1000`` with protobuf, ...; their libraries are the benchmark's own, and
+``noop``) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``, ``msgspec``, ``ormsgpack``,
+``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
 ``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
@@ -35,6 +37,7 @@ instructions than a MessagePack decoder.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import marshal
 import os
@@ -87,6 +90,12 @@ def _records() -> Any:
     return make_records(5000)
 
 
+def _trades() -> Any:
+    from test_rich import make_trades
+
+    return make_trades(10_000)
+
+
 # name: (input, direction)
 WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     **{f"route-unpack-{n}": (_route(n), "unpack") for n in (1, 100, 1000, 10000, 100000)},
@@ -97,6 +106,95 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "vocab-unpack": (_vocabulary, "unpack"),
     "dataclasses-pack": (_members, "pack"),
     "records-pack": (_records, "pack"),
+    "namedtuples-pack": (_trades, "pack"),
+}
+
+
+def _insert_calls() -> dict[str, Callable[[], Any]]:
+    import test_fragment
+
+    # The floor: the same output made by CPython with one allocation and one copy of the
+    # sub-document, as the envelope's header (22 bytes) followed by the cached bytes.
+    head = test_fragment.EXPECTED[: len(test_fragment.EXPECTED) - len(test_fragment.CACHED)]
+    assert head + test_fragment.CACHED == test_fragment.EXPECTED
+    cached = test_fragment.CACHED
+    return {**test_fragment.INSERT, "concat": lambda: head + cached}
+
+
+def _stream_calls(group: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_streams_pack
+        from generators import route, small_messages
+
+        test_streams_pack.MESSAGES[:] = small_messages()
+        test_streams_pack.ROUTE.update(route(100_000))
+        return dict(test_streams_pack.WORKLOADS[group])
+
+    return make
+
+
+def _numpy_calls(name: str, table: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_numpy
+
+        array = test_numpy.ARRAYS[name]
+        calls = getattr(test_numpy, table)
+        return {lib: functools.partial(pack, array) for lib, pack in calls.items()}
+
+    return make
+
+
+def _json_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_json
+
+        document = _document(name)()
+        return {lib: functools.partial(dumps, document) for lib, dumps in test_json.DUMPS.items()}
+
+    return make
+
+
+def _langgraph_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_langgraph
+
+        value = test_langgraph.VALUES[name]
+        return {
+            lib: functools.partial(serde.dumps_typed, value)
+            for lib, serde in test_langgraph.SERIALIZERS.items()
+        }
+
+    return make
+
+
+def _route_pack_calls(n: int) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_route
+
+        obj = _route(n)()
+        calls: dict[str, Callable[[], Any]] = {}
+        for lib in test_route.LIBRARIES.values():
+            prepared = lib.prepare(obj)
+            calls[lib.name] = functools.partial(lib.pack, prepared, **lib.pack_kwargs)
+        return calls
+
+    return make
+
+
+# name: the call of each library, made by the benchmark's own module (benchmarks/test_*.py),
+# for rows whose calls differ from library to library by more than the function.
+CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
+    "fragment-insert": _insert_calls,
+    **{
+        f"stream-pack-{kind}": _stream_calls(f"stream-pack-{kind}")
+        for kind in ("bytesio-100k", "join-100k", "into-100k", "file-route-100000")
+    },
+    "numpy-int32-pack": _numpy_calls("int32", "ELEMENTWISE"),
+    "numpy-raw-float64-pack": _numpy_calls("float64", "RAW_PACK"),
+    **{f"json-dumps-{d}": _json_dumps_calls(d) for d in ("github", "twitter", "canada")},
+    "json-dumps-citm_catalog": _json_dumps_calls("citm_catalog"),
+    **{f"langgraph-dumps-{v}": _langgraph_calls(v) for v in ("messages", "documents", "records")},
+    **{f"route-pack-calls-{n}": _route_pack_calls(n) for n in (1, 100, 1000, 10000, 100000)},
 }
 
 
@@ -127,16 +225,28 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
+    if workload in CALLS:
+        calls = CALLS[workload]()
+        calls["noop"] = lambda: len(b"")
+        if library not in calls:
+            raise SystemExit(f"{workload}: no library {library} (one of {', '.join(calls)})")
+        call: Callable[[], Any] = calls[library]
+        call()
+        return _timed(call, iterations, no_gc)
     make, direction = WORKLOADS[workload]
     pack, unpack = _libraries()[library]
     obj = make()
     if direction == "pack":
-        call: Callable[[], Any] = lambda: pack(obj)
+        call = lambda: pack(obj)
     else:
         data = pack(obj)
         if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
         call = lambda: unpack(data)
+    return _timed(call, iterations, no_gc)
+
+
+def _timed(call: Callable[[], Any], iterations: int, no_gc: bool) -> float:
     gc.collect()
     gc.freeze()
     if no_gc:
@@ -195,7 +305,7 @@ def _callgrind_total(args: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("workload", choices=sorted({*WORKLOADS, *CALLS}))
     parser.add_argument("library")
     parser.add_argument("iterations", type=int, nargs="?", default=200)
     parser.add_argument("--no-gc", action="store_true", help="the collector off around the loop")
