@@ -189,7 +189,7 @@ CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
         f"stream-pack-{kind}": _stream_calls(f"stream-pack-{kind}")
         for kind in ("bytesio-100k", "join-100k", "into-100k", "file-route-100000")
     },
-    "numpy-int32-pack": _numpy_calls("int32", "ELEMENTWISE"),
+    **{f"numpy-{t}-pack": _numpy_calls(t, "ELEMENTWISE") for t in ("int32", "uint8", "float64")},
     "numpy-raw-float64-pack": _numpy_calls("float64", "RAW_PACK"),
     **{f"json-dumps-{d}": _json_dumps_calls(d) for d in ("github", "twitter", "canada")},
     "json-dumps-citm_catalog": _json_dumps_calls("citm_catalog"),
