@@ -8,11 +8,12 @@ Usage (from the repository root, with the benchmark virtualenv):
         .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY ITERATIONS
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
-``vocab-pack``, ``dataclasses-pack``, ...) or in ``CALLS`` (rows whose calls differ by more than
-the function: ``fragment-insert``, ``stream-pack-join-100k``, ``json-dumps-twitter``,
-``route-pack-calls-1000`` with protobuf, ...; their libraries are the benchmark's own, and
-``noop``) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``, ``msgspec``, ``ormsgpack``,
-``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
+``vocab-pack``, ``dataclasses-pack``, ...; and from ``CALLS``, rows whose calls differ by more
+than the function: ``fragment-insert``, ``stream-pack-join-100k``, ``json-dumps-twitter``,
+``route-pack-calls-1000`` with protobuf, ..., whose libraries are the benchmark's own and
+``noop``) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
+``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when
+the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
 ``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
@@ -32,6 +33,11 @@ time of one call.
 subtract from the others. ``marshal`` is not a MessagePack library: it makes the same Python
 objects from its own format with the least work CPython has, though not always with fewer
 instructions than a MessagePack decoder.
+
+The task-queue rows (``arq-roundtrip-100kb``, ``celery-roundtrip-1kb``, ...) run the serializer
+calls of one round trip in this one process (``benchmarks/_queue_calls.py``), for ``fastmsgpack``
+and the framework's default as named in the benchmark tables (``arq-pickle``, ``rq-pickle``,
+``dramatiq-json``, ``kombu-msgpack``, ``kombu-json``): the serializer's share of the round trip.
 """
 
 from __future__ import annotations
@@ -110,6 +116,29 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
 }
 
 
+def _queue_calls(row: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from _queue_calls import ROWS, check
+
+        check(row)
+        return ROWS[row]()
+
+    return make
+
+
+# The serializer calls of one round trip of a task-queue row (direction "calls": the input is a
+# call by library, fastmsgpack against the framework's default, named as in the benchmark
+# tables: arq-pickle, rq-pickle, dramatiq-json, kombu-msgpack, kombu-json), from
+# benchmarks/_queue_calls.py.
+WORKLOADS.update(
+    {
+        f"{framework}-roundtrip-{size}": (_queue_calls(f"{framework}-roundtrip-{size}"), "calls")
+        for framework in ("arq", "rq", "dramatiq", "celery")
+        for size in ("1kb", "100kb")
+    }
+)
+
+
 def _insert_calls() -> dict[str, Callable[[], Any]]:
     import test_fragment
 
@@ -181,8 +210,8 @@ def _route_pack_calls(n: int) -> Callable[[], dict[str, Callable[[], Any]]]:
     return make
 
 
-# name: the call of each library, made by the benchmark's own module (benchmarks/test_*.py),
-# for rows whose calls differ from library to library by more than the function.
+# Rows whose calls differ from library to library by more than the function (direction "calls"),
+# each library's call as the benchmark's own module makes it (benchmarks/test_*.py), and "noop".
 CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
     "fragment-insert": _insert_calls,
     **{
@@ -196,6 +225,13 @@ CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
     **{f"langgraph-dumps-{v}": _langgraph_calls(v) for v in ("messages", "documents", "records")},
     **{f"route-pack-calls-{n}": _route_pack_calls(n) for n in (1, 100, 1000, 10000, 100000)},
 }
+
+
+def _with_noop(make: Callable[[], dict[str, Callable[[], Any]]]) -> Callable[[], Any]:
+    return lambda: {**make(), "noop": lambda: len(b"")}
+
+
+WORKLOADS.update({name: (_with_noop(make), "calls") for name, make in CALLS.items()})
 
 
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
@@ -225,28 +261,19 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
-    if workload in CALLS:
-        calls = CALLS[workload]()
-        calls["noop"] = lambda: len(b"")
-        if library not in calls:
-            raise SystemExit(f"{workload}: no library {library} (one of {', '.join(calls)})")
-        call: Callable[[], Any] = calls[library]
-        call()
-        return _timed(call, iterations, no_gc)
     make, direction = WORKLOADS[workload]
-    pack, unpack = _libraries()[library]
     obj = make()
-    if direction == "pack":
+    if direction == "calls":
+        call: Callable[[], Any] = obj[library]
+    elif direction == "pack":
+        pack, unpack = _libraries()[library]
         call = lambda: pack(obj)
     else:
+        pack, unpack = _libraries()[library]
         data = pack(obj)
         if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
         call = lambda: unpack(data)
-    return _timed(call, iterations, no_gc)
-
-
-def _timed(call: Callable[[], Any], iterations: int, no_gc: bool) -> float:
     gc.collect()
     gc.freeze()
     if no_gc:
@@ -305,7 +332,7 @@ def _callgrind_total(args: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workload", choices=sorted({*WORKLOADS, *CALLS}))
+    parser.add_argument("workload", choices=sorted(WORKLOADS))
     parser.add_argument("library")
     parser.add_argument("iterations", type=int, nargs="?", default=200)
     parser.add_argument("--no-gc", action="store_true", help="the collector off around the loop")
