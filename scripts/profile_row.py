@@ -143,7 +143,7 @@ def _insert_calls() -> dict[str, Callable[[], Any]]:
     import test_fragment
 
     # The floor: the same output made by CPython with one allocation and one copy of the
-    # sub-document, as the envelope's header (22 bytes) followed by the cached bytes.
+    # sub-document, as the envelope's header (20 bytes) followed by the cached bytes.
     head = test_fragment.EXPECTED[: len(test_fragment.EXPECTED) - len(test_fragment.CACHED)]
     assert head + test_fragment.CACHED == test_fragment.EXPECTED
     cached = test_fragment.CACHED
