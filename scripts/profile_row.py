@@ -8,13 +8,14 @@ Usage (from the repository root, with the benchmark virtualenv):
         .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY ITERATIONS
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
-``vocab-pack``, ``dataclasses-pack``, ...; and from ``CALLS``, rows whose calls differ by more
-than the function: ``fragment-insert``, ``stream-pack-join-100k``, ``json-dumps-twitter``,
-``route-pack-calls-1000`` with protobuf, ..., whose libraries are the benchmark's own and
-``noop``) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
-``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and ``fastmsgpack-before`` when
-the environment variable ``FASTMSGPACK_BASELINE`` names an earlier build's extension module, as
-``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``). The inputs come from the
+``vocab-pack``, ``dataclasses-pack``, ``view-walk-1000``, ...; and from ``CALLS``, rows whose
+calls differ by more than the function: ``fragment-insert``, ``stream-pack-join-100k``,
+``json-dumps-twitter``, ``route-pack-calls-1000`` with protobuf, ..., whose libraries are the
+benchmark's own and ``noop``) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
+``fastmsgpack-unpackb``, ``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and
+``fastmsgpack-before`` when the environment variable ``FASTMSGPACK_BASELINE`` names an earlier
+build's extension module, as ``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``).
+The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs.
@@ -113,7 +114,25 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "dataclasses-pack": (_members, "pack"),
     "records-pack": (_records, "pack"),
     "namedtuples-pack": (_trades, "pack"),
+    **{f"view-walk-{n}": (_route(n), "walk") for n in (1, 100, 1000, 10000)},
 }
+"""Direction "walk" is ``benchmarks/test_view.py``'s ``view-walk`` row: for ``fastmsgpack`` (and
+``fastmsgpack-before``) a ``View`` of the packed route walked fully, for any other library its
+decoder followed by the same walk over the dicts and lists it made (``fastmsgpack-unpackb`` is
+``unpackb`` and the walk)."""
+
+
+def _walk_of(map_type: type[Any], array_type: type[Any]) -> Callable[[Any], Any]:
+    """The walk of ``benchmarks/test_view.py``: every value read, as dicts and lists."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, map_type):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, array_type):
+            return [walk(v) for v in value]
+        return value
+
+    return walk
 
 
 def _queue_calls(row: str) -> Callable[[], Any]:
@@ -246,6 +265,7 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     return {
         "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
         **before,
+        "fastmsgpack-unpackb": (fastmsgpack.packb, fastmsgpack.unpackb),
         "msgspec": (msgspec.msgpack.encode, msgspec.msgpack.decode),
         "ormsgpack": (ormsgpack.packb, ormsgpack.unpackb),
         "msgpack": (
@@ -259,6 +279,22 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     }
 
 
+def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Callable[[], Any]:
+    """The call of a "walk" workload (see ``WORKLOADS``)."""
+    from baseline import BEFORE
+
+    import fastmsgpack
+
+    if library == "fastmsgpack":
+        walk = _walk_of(fastmsgpack.MapView, fastmsgpack.ArrayView)
+        return lambda: walk(fastmsgpack.View(data))
+    if library == "fastmsgpack-before" and BEFORE is not None:
+        walk_before = _walk_of(BEFORE.MapView, BEFORE.ArrayView)
+        return lambda: walk_before(BEFORE._view(data))
+    walk_plain = _walk_of(dict, list)
+    return lambda: walk_plain(unpack(data))
+
+
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
     make, direction = WORKLOADS[workload]
@@ -268,6 +304,11 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     elif direction == "pack":
         pack, unpack = _libraries()[library]
         call = lambda: pack(obj)
+    elif direction == "walk":
+        pack, unpack = _libraries()[library]
+        call = _walk_call(library, pack(obj), unpack)
+        if call() != obj:
+            raise SystemExit(f"{library}: {workload} does not walk to the input")
     else:
         pack, unpack = _libraries()[library]
         data = pack(obj)

@@ -445,3 +445,82 @@ def test_a_container_hands_out_the_same_view_again() -> None:
     assert passed[4] is not children[4]
     assert passed[4] == children[4]
     assert dict(view.items())["children"] is children
+
+
+def _entries(view: MapView) -> list[tuple[Any, Any]]:
+    return [(k, _plain(v)) for k, v in view.items()]
+
+
+def test_a_map_read_whole_once_or_through_its_table() -> None:
+    """A map's first items(), keys() or values() reads it in one pass over its bytes; once its
+    table is made (by a read that needed every entry) they read through the table. Both give
+    the same entries, containers as keys and repeated keys included, checked or not."""
+    doc = {
+        (1, (2, 3)): {"nested": [1, {"x": "y" * 40}]},
+        "s" * 40: [[], {}, [[1]]],
+        7: b"\x00" * 300,
+        -1.5: None,
+        "tail": {"k": (1, 2)},
+    }
+    data = packb(doc, option=OPT_NON_STR_KEYS)
+    expected = [(k, unpackb(packb(v), option=OPT_NON_STR_KEYS)) for k, v in doc.items()]
+    repeated = b"\x83\xa1a\x91\x01\xa1b\x80\xa1a\x81\xa1c\xc0"
+    for validate in (True, False):
+        for make_table in (False, True):
+            view = View(data, option=OPT_NON_STR_KEYS, validate=validate)
+            if make_table:
+                assert bytes(view) == data  # finds every entry, and where the map ends
+            assert _entries(view) == expected, (validate, make_table)
+            assert view.keys() == [k for k, _ in expected]
+            assert [_plain(v) for v in view.values()] == [v for _, v in expected]
+            assert view["tail"]["k"] == [1, 2]
+            assert view[(1, (2, 3))]["nested"][1]["x"] == "y" * 40
+            twice = View(repeated, validate=validate)
+            if make_table:
+                bytes(twice)
+            assert _entries(twice) == [("a", [1]), ("b", {}), ("a", {"c": None})]
+            assert twice["a"] == [1]
+
+
+def test_a_bad_key_stops_a_pass_as_unpackb_stops() -> None:
+    """A key unpackb refuses, after good entries, stops items(), keys() and values() with the
+    error unpackb gives, each time, whether the map was read before or not."""
+    data = b"\x83\xa1a\x01\x01\x02\xa1b\x03"  # {"a": 1, 1: 2, "b": 3}, an int key
+    expected = str(pytest.raises(MsgpackDecodeError, unpackb, data).value)
+    for validate in (True, False):
+        view = View(data, validate=validate)
+        assert view["a"] == 1
+        for read in (view.items, view.keys, view.values, view.items):
+            with pytest.raises(MsgpackDecodeError) as info:
+                read()
+            assert str(info.value) == expected
+    bad_utf8 = b"\x82\xa1a\x01\xa2\xff\xfe\x02"
+    expected = str(pytest.raises(MsgpackDecodeError, unpackb, bad_utf8).value)
+    with pytest.raises(MsgpackDecodeError) as info:
+        View(bad_utf8, validate=False).items()
+    assert str(info.value) == expected
+
+
+def test_strs_and_bins_of_every_width_are_passed_over() -> None:
+    """Reading a key after values of each str and bin header width (and an array after them)
+    passes over them by their declared length, checked or not."""
+    doc: dict[str, Any] = {
+        "fix": "f" * 31,
+        "s8": "a" * 200,
+        "s16": "b" * 300,
+        "s32": "c" * 70_000,
+        "b8": b"\x01" * 200,
+        "b16": b"\x02" * 300,
+        "b32": b"\x03" * 70_000,
+        "last": [1, {"k": "v"}],
+    }
+    data = packb(doc)
+    for validate in (True, False):
+        view = View(data, validate=validate)
+        assert view["last"][1]["k"] == "v"
+        assert view.keys() == list(doc)
+        items = View(data, validate=validate)["last"]
+        assert _plain(items[1]) == {"k": "v"}
+        array = View(packb(list(doc.values())), validate=validate)
+        assert _plain(array[7]) == doc["last"]
+        assert array[3] == doc["s32"]

@@ -413,6 +413,32 @@ impl<'py> Reading<'py, '_> {
         // SAFETY: the decoder hands over a strong reference.
         Ok(unsafe { Bound::from_owned_ptr(self.py, value.into_raw()) })
     }
+
+    /// [`Reading::value`], and where the object ends.
+    #[inline]
+    pub fn value_end(
+        &mut self,
+        offset: usize,
+        depth: u32,
+    ) -> Result<(Bound<'py, PyAny>, usize), DeError> {
+        let (value, end) = self.decoder.decode_nested(offset, depth)?;
+        // SAFETY: the decoder hands over a strong reference.
+        Ok((
+            unsafe { Bound::from_owned_ptr(self.py, value.into_raw()) },
+            end,
+        ))
+    }
+
+    /// [`Reading::key`], and where the key ends.
+    #[inline]
+    pub fn key_end(
+        &mut self,
+        offset: usize,
+        depth: u32,
+    ) -> Result<(Bound<'py, PyAny>, usize), DeError> {
+        let key = self.key(offset, depth)?;
+        Ok((key, self.decoder.r.pos))
+    }
 }
 
 /// The object that starts at `offset` in `bytes`, read with only `OPT_NON_STR_KEYS` (no hook,

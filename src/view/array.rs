@@ -90,15 +90,9 @@ impl ArrayView {
             let (handle, kids) = (&self.place.doc, &self.kids);
             child_in(py, handle, kids, i, start, depth, node, reading)
         };
-        let mut scan = lock(&self.table);
-        if scan.checked() {
-            // Each item is one step from the one before: found again in the pass, after the
-            // table is filled (with no Python code run while it is locked).
-            if header.len > 0 {
-                scan.item(input, header, header.len - 1)
-                    .map_err(DeError::into_pyerr)?;
-            }
-            drop(scan);
+        if !input.spans.is_empty() {
+            // Checked at creation: each item is one step from the one before, so the pass keeps
+            // its own place, and leaves the table (for reads by index) as it was.
             let mut at = header.first();
             return de::reading(py, doc.data(), &doc.setup, |reading| {
                 ffi::list_of(py, header.len, |i| {
@@ -109,6 +103,7 @@ impl ArrayView {
                 })
             });
         }
+        let mut scan = lock(&self.table);
         let starts = scan.all(input, header).map_err(DeError::into_pyerr)?;
         drop(scan);
         de::reading(py, doc.data(), &doc.setup, |reading| {

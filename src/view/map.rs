@@ -5,9 +5,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::scan::{Entry, MapTable};
+use super::scan::{At, Entry, MapTable};
 use super::{child, child_in, export, ArrayView, Kids, Place};
-use crate::de::{self, DeError, Reading};
+use crate::de::{self, token, DeError, Reading};
 use crate::{ffi, opt};
 
 /// A MessagePack map, read where it lies: keys and values are decoded when they are read, a
@@ -145,6 +145,96 @@ impl MapView {
         }
     }
 
+    /// The key, value or item of every entry, in order. A map whose table is not made yet, read
+    /// untyped, is read in one pass over its bytes, each key and value read once where it lies
+    /// (a walk reads most maps once, whole): the table is not made. Otherwise the table gives
+    /// where each entry lies.
+    fn every<'py>(&self, py: Python<'py>, part: Part) -> PyResult<Bound<'py, PyList>> {
+        if self.place.node.is_none() && self.table.done().is_none() {
+            return self.pass(py, part);
+        }
+        let (header, doc) = (&self.place.header, self.place.doc());
+        let entries = self.all()?;
+        let depth = header.depth + 1;
+        de::reading(py, doc.data(), &doc.setup, |reading| {
+            ffi::list_of(py, entries.len(), |i| {
+                let e = nth(entries, i)?;
+                match part {
+                    Part::Keys => reading.key(e.key, depth).map_err(DeError::into_pyerr),
+                    Part::Values => self.value_in(py, e, reading),
+                    Part::Items => {
+                        let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
+                        let value = self.value_in(py, e, reading)?;
+                        ffi::pair(key, value)
+                    }
+                }
+            })
+        })
+    }
+
+    /// [`MapView::every`] in one pass over the map's bytes, untyped: each key is read (and
+    /// checked, as `unpackb` checks a key) where it lies, then its value, and the next entry
+    /// starts where the value ends. A key's value is not passed over for `Part::Keys` when it is
+    /// the last.
+    fn pass<'py>(&self, py: Python<'py>, part: Part) -> PyResult<Bound<'py, PyList>> {
+        let (header, doc) = (&self.place.header, self.place.doc());
+        let input = doc.input();
+        let data = doc.data();
+        let depth = header.depth + 1;
+        let (handle, kids) = (&self.place.doc, &self.kids);
+        let is_container = |pos: usize| {
+            data.get(pos)
+                .is_some_and(|&m| token::is_container_marker(m))
+        };
+        let mut at = header.first();
+        de::reading(py, data, &doc.setup, |reading| {
+            ffi::list_of(py, header.len, |i| {
+                let (key, key_end) = reading
+                    .key_end(at.pos, depth)
+                    .map_err(DeError::into_pyerr)?;
+                let value_at = match is_container(at.pos) {
+                    // An array key (`OPT_NON_STR_KEYS`): its containers' spans are passed too.
+                    true => input.next(at, header.depth).map_err(DeError::into_pyerr)?,
+                    false => At {
+                        pos: key_end,
+                        span: at.span,
+                    },
+                };
+                let last = i + 1 == header.len;
+                if part == Part::Keys {
+                    if !last {
+                        at = input
+                            .next(value_at, header.depth)
+                            .map_err(DeError::into_pyerr)?;
+                    }
+                    return Ok(key);
+                }
+                let value = if is_container(value_at.pos) {
+                    let view = child_in(py, handle, kids, i, value_at, depth, None, reading)?;
+                    if !last {
+                        at = input
+                            .next(value_at, header.depth)
+                            .map_err(DeError::into_pyerr)?;
+                    }
+                    view
+                } else {
+                    let (value, end) = reading
+                        .value_end(value_at.pos, depth)
+                        .map_err(DeError::into_pyerr)?;
+                    at = At {
+                        pos: end,
+                        span: value_at.span,
+                    };
+                    value
+                };
+                match part {
+                    Part::Items => ffi::pair(key, value),
+                    _ => Ok(value),
+                }
+            })
+        })
+    }
+
     pub fn decode_whole<'py>(
         &self,
         py: Python<'py>,
@@ -198,39 +288,15 @@ impl MapView {
     }
 
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let entries = self.all()?;
-        let doc = self.place.doc();
-        let depth = self.place.header.depth + 1;
-        de::reading(py, doc.data(), &doc.setup, |reading| {
-            ffi::list_of(py, entries.len(), |i| {
-                let e = nth(entries, i)?;
-                reading.key(e.key, depth).map_err(DeError::into_pyerr)
-            })
-        })
+        self.every(py, Part::Keys)
     }
 
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let entries = self.all()?;
-        let doc = self.place.doc();
-        de::reading(py, doc.data(), &doc.setup, |reading| {
-            ffi::list_of(py, entries.len(), |i| {
-                self.value_in(py, nth(entries, i)?, reading)
-            })
-        })
+        self.every(py, Part::Values)
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let entries = self.all()?;
-        let doc = self.place.doc();
-        let depth = self.place.header.depth + 1;
-        de::reading(py, doc.data(), &doc.setup, |reading| {
-            ffi::list_of(py, entries.len(), |i| {
-                let e = nth(entries, i)?;
-                let key = reading.key(e.key, depth).map_err(DeError::into_pyerr)?;
-                let value = self.value_in(py, e, reading)?;
-                ffi::pair(key, value)
-            })
-        })
+        self.every(py, Part::Items)
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -279,6 +345,14 @@ impl MapView {
         // SAFETY: the view holds the document, which holds the bytes unchanged.
         unsafe { export(slf.as_any(), view, bytes, flags) }
     }
+}
+
+/// What a pass over a map's entries reads of each.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Keys,
+    Values,
+    Items,
 }
 
 /// Entry `i` of `entries` (always there: `i` counts up to their number).

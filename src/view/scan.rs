@@ -290,11 +290,6 @@ impl ArrayScan {
         Ok(at)
     }
 
-    /// Whether the array is of a checked document, where passing over an item is one step.
-    pub fn checked(&self) -> bool {
-        self.stride != 1
-    }
-
     /// Where every item starts.
     pub fn all(&mut self, input: Input<'_>, header: &Header) -> Result<Vec<At>, DeError> {
         if header.len == 0 {
@@ -526,7 +521,7 @@ impl MapTable {
 
     /// Every entry, if all are found.
     #[inline]
-    fn done(&self) -> Option<&[Entry]> {
+    pub fn done(&self) -> Option<&[Entry]> {
         let first = self.done.load(Ordering::Acquire);
         if first.is_null() {
             return None;
