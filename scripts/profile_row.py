@@ -18,7 +18,12 @@ build's extension module, as ``scripts/bench --baseline`` sets it: ``benchmarks/
 The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
-out of the collector's view as the benchmarks freeze theirs.
+out of the collector's view as the benchmarks freeze theirs. The rows of
+``benchmarks/test_streams_unpack.py`` and ``benchmarks/test_langgraph.py`` (``CALL_WORKLOADS``:
+``feed-small-100k``, ``feed-bin-1mb``, ``langgraph-loads-records``, ...) run those files' own
+calls, by their library names (``fastmsgpack``, ``msgpack``, ``ormsgpack``,
+``fastmsgpack-unpackb``, ``langgraph-jsonplus``, ...; ``hooks`` for the LangGraph rows, see
+``_langgraph_calls``).
 
 Instruction counts under callgrind are the same from run to run on a busy machine; the count of
 one call is that of a run with ITERATIONS calls less that of a run with 0 (the set-up alone),
@@ -103,6 +108,12 @@ def _trades() -> Any:
     return make_trades(10_000)
 
 
+def _small_message() -> Any:
+    from generators import small_message
+
+    return small_message()
+
+
 # name: (input, direction)
 WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     **{f"route-unpack-{n}": (_route(n), "unpack") for n in (1, 100, 1000, 10000, 100000)},
@@ -114,6 +125,7 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "dataclasses-pack": (_members, "pack"),
     "records-pack": (_records, "pack"),
     "namedtuples-pack": (_trades, "pack"),
+    "small-unpack": (_small_message, "unpack"),
     **{f"view-walk-{n}": (_route(n), "walk") for n in (1, 100, 1000, 10000)},
 }
 """Direction "walk" is ``benchmarks/test_view.py``'s ``view-walk`` row: for ``fastmsgpack`` (and
@@ -202,7 +214,7 @@ def _json_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
     return make
 
 
-def _langgraph_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+def _langgraph_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
     def make() -> dict[str, Callable[[], Any]]:
         import test_langgraph
 
@@ -241,7 +253,10 @@ CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
     "numpy-raw-float64-pack": _numpy_calls("float64", "RAW_PACK"),
     **{f"json-dumps-{d}": _json_dumps_calls(d) for d in ("github", "twitter", "canada")},
     "json-dumps-citm_catalog": _json_dumps_calls("citm_catalog"),
-    **{f"langgraph-dumps-{v}": _langgraph_calls(v) for v in ("messages", "documents", "records")},
+    **{
+        f"langgraph-dumps-{v}": _langgraph_dumps_calls(v)
+        for v in ("messages", "documents", "records")
+    },
     **{f"route-pack-calls-{n}": _route_pack_calls(n) for n in (1, 100, 1000, 10000, 100000)},
 }
 
@@ -251,6 +266,65 @@ def _with_noop(make: Callable[[], dict[str, Callable[[], Any]]]) -> Callable[[],
 
 
 WORKLOADS.update({name: (_with_noop(make), "calls") for name, make in CALLS.items()})
+
+
+def _stream_readers(workload: str) -> dict[str, Callable[[], Any]]:
+    """The calls of a row of benchmarks/test_streams_unpack.py, by library: the stream of 100,000
+    small messages fed 64 KiB at a time (``feed-small-100k``, each message let go;
+    ``feed-small-100k-kept``, all kept in a list), or one large object fed so
+    (``feed-list-1mb``, ``feed-bin-1mb``, ...)."""
+    import test_streams_unpack as streams
+
+    if workload.startswith("feed-small-100k"):
+        streams.small_stream()  # made now: part of the set-up, not of the first call
+        readers = streams.FEED_SMALL
+        if workload.endswith("-kept"):
+            return {name: readers[name].kept for name in streams.KEPT_SMALL}
+        return {name: reader.dropped for name, reader in readers.items()}
+    kind, size = workload.removeprefix("feed-").split("-")
+    return streams._large_runs(kind, int(size.removesuffix("mb")))  # makes the object now
+
+
+def _langgraph_calls(workload: str) -> dict[str, Callable[[], Any]]:
+    """``loads_typed`` of a row of benchmarks/test_langgraph.py, by serializer, and ``hooks``:
+    LangGraph's own extension hook called on the payload of each extension of the top level
+    (the messages, the documents), the part of the call that is not the decoder's."""
+    import test_langgraph as lg
+
+    import fastmsgpack
+
+    name = workload.removeprefix("langgraph-loads-")
+    data = lg.SERIALIZERS["langgraph-jsonplus"].dumps_typed(lg.VALUES[name])
+    ours = lg.SERIALIZERS["fastmsgpack"]
+    exts: list[tuple[int, bytes]] = []
+
+    def keep(code: int, payload: bytes) -> None:
+        exts.append((code, bytes(payload)))
+
+    fastmsgpack.unpackb(data[1], ext_hook=keep, option=fastmsgpack.OPT_NON_STR_KEYS)
+    hook = ours._unpack_ext_hook
+    calls: dict[str, Callable[[], Any]] = {
+        library: functools.partial(serde.loads_typed, data)
+        for library, serde in lg.SERIALIZERS.items()
+    }
+    calls["hooks"] = lambda: [hook(code, payload) for code, payload in exts]
+    return calls
+
+
+# Rows whose call is not one library function on one input: workload -> the calls, by library.
+CALL_WORKLOADS: dict[str, Callable[[str], dict[str, Callable[[], Any]]]] = {
+    **{
+        name: _stream_readers
+        for name in (
+            "feed-small-100k",
+            "feed-small-100k-kept",
+            *(f"feed-{kind}-{mb}mb" for kind in ("list", "bin") for mb in (1, 10)),
+        )
+    },
+    **{
+        f"langgraph-loads-{name}": _langgraph_calls for name in ("messages", "documents", "records")
+    },
+}
 
 
 def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
@@ -297,10 +371,16 @@ def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Cal
 
 def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     """Runs the call `iterations` times; returns the median seconds of one call."""
+    if workload in CALL_WORKLOADS:
+        calls = CALL_WORKLOADS[workload](workload)
+        if library not in calls:
+            raise SystemExit(f"{workload}: no library {library}; one of {', '.join(calls)}")
+        call: Callable[[], Any] = calls[library]
+        return _timed(call, iterations, no_gc)
     make, direction = WORKLOADS[workload]
     obj = make()
     if direction == "calls":
-        call: Callable[[], Any] = obj[library]
+        call = obj[library]
     elif direction == "pack":
         pack, unpack = _libraries()[library]
         call = lambda: pack(obj)
@@ -315,6 +395,10 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
         if library != "noop" and unpack(data) != obj:
             raise SystemExit(f"{library}: {workload} does not round-trip")
         call = lambda: unpack(data)
+    return _timed(call, iterations, no_gc)
+
+
+def _timed(call: Callable[[], Any], iterations: int, no_gc: bool) -> float:
     gc.collect()
     gc.freeze()
     if no_gc:
@@ -373,7 +457,7 @@ def _callgrind_total(args: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("workload", choices=sorted([*WORKLOADS, *CALL_WORKLOADS]))
     parser.add_argument("library")
     parser.add_argument("iterations", type=int, nargs="?", default=200)
     parser.add_argument("--no-gc", action="store_true", help="the collector off around the loop")

@@ -40,6 +40,9 @@ mod raw;
 
 pub use aio::{install as install_aio, AsyncObjects};
 
+/// [`Unpacker::grown_least`]: 1 MiB.
+const GROWN_LEAST: usize = 1 << 20;
+
 #[pyclass(module = "fastmsgpack", weakref)]
 pub struct Unpacker {
     /// Bytes fed or read; those before `head` are consumed.
@@ -109,13 +112,45 @@ impl Unpacker {
         if self.head > 0 && self.head >= held {
             self.buf.drain(..self.head);
             self.head = 0;
-            let keep = held.max(self.read_size).saturating_mul(4);
+            let keep = held
+                .max(self.read_size)
+                .saturating_mul(4)
+                .max(self.grown_least());
             if self.buf.capacity() > keep {
                 self.buf.shrink_to(keep);
             }
         }
+        if self.buf.capacity() - self.buf.len() < data.len() {
+            self.grow(data.len());
+        }
         self.buf.extend_from_slice(data);
         Ok(())
+    }
+
+    /// The least capacity of a buffer that has grown past its first piece: an object up to this
+    /// size that arrives in pieces is never moved as it grows (msgpack-python's reader reserves
+    /// as much when it is made). Not more than `max_buffer_size`.
+    fn grown_least(&self) -> usize {
+        GROWN_LEAST.min(self.max_buffer_size)
+    }
+
+    /// Makes room for `more` bytes after those in the buffer. Growing moves every byte held, so
+    /// a buffer that already holds a piece grows to at least [`Unpacker::grown_least`], and then
+    /// doubles, up to `max_buffer_size` (or what is needed, if more: compat mode counts only the
+    /// bytes not yet scanned). Only the bytes at hand decide the size, never a declared length.
+    #[cold]
+    fn grow(&mut self, more: usize) {
+        let len = self.buf.len();
+        let needed = len.saturating_add(more);
+        let target = match self.buf.capacity() {
+            0 => needed,
+            capacity => capacity
+                .saturating_mul(2)
+                .max(self.grown_least())
+                .min(self.max_buffer_size)
+                .max(needed),
+        };
+        self.buf.reserve_exact(target - len);
     }
 
     /// The error that stopped the stream, raised again; `Ok` when it is not stopped.

@@ -440,3 +440,26 @@ def test_large_objects_then_small_ones_in_pieces_give_every_object() -> None:
     assert next(unpacker) == 1
     with pytest.raises(MsgpackDecodeError):
         next(unpacker)
+
+
+@pytest.mark.parametrize("max_buffer_size", [200_000, 1 << 20, 100 << 20])
+def test_large_objects_in_pieces_whatever_max_buffer_size(max_buffer_size: int) -> None:
+    # The buffer grows as the pieces of a large object arrive (past its first piece, to 1 MiB
+    # at least, but never past max_buffer_size): lists of floats, ints and short strs, and bins,
+    # below, at and above both sizes, each read whole and nothing else in between.
+    values: list[Any] = [
+        [i / 7 for i in range(20_000)],
+        b"b" * 150_000,
+        [i * 3 for i in range(100_000)],
+        {f"k{i}": [f"s{i}", i] for i in range(5000)},
+        b"c" * 199_000,
+        [f"s{i % 97}" for i in range(150_000)],
+        b"d" * 1_500_000,
+        7,
+    ]
+    for size in (4096, 65536):
+        # The objects that fit with a piece of the next one beside them.
+        fitting = [v for v in values if len(fastmsgpack.packb(v)) + size <= max_buffer_size]
+        data = b"".join(fastmsgpack.packb(v) for v in fitting)
+        assert fed_in_pieces(data, size, max_buffer_size=max_buffer_size) == fitting
+        assert len(fitting) >= 2

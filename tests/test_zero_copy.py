@@ -177,6 +177,30 @@ def test_buffers_may_be_any_iterable_of_buffers() -> None:
     assert all(np.array_equal(back[k], obj[k]) for k in obj)
 
 
+def test_arrays_view_any_c_contiguous_export_of_the_right_length() -> None:
+    # The buffer object itself is viewed (not a memoryview cast of it): whatever its format and
+    # shape, a C-contiguous export of the right length gives the array, sharing its memory.
+    import array
+
+    a = np.arange(4096, dtype="<f4")
+    data, _ = pack_out_of_band({"a": a}, option=OPT_NUMPY_RAW)
+    exports: list[Any] = [
+        a.copy(),
+        a.copy().reshape(64, 64),
+        memoryview(a.copy()),
+        memoryview(bytearray(a.tobytes())).cast("f", (32, 128)),
+        array.array("f", a.tobytes()),
+        pickle.PickleBuffer(a.copy()),
+    ]
+    for given in exports:
+        back = fastmsgpack.unpackb(data, option=OPT_NUMPY_RAW, buffers=[given])["a"]
+        assert back.dtype == a.dtype and np.array_equal(back, a), type(given)
+        assert np.shares_memory(back, np.asarray(memoryview(given).cast("B"))), type(given)
+    strided: list[Any] = [np.arange(8192, dtype="<f4")[::2]]
+    with pytest.raises(MsgpackDecodeError, match="buffer 0 is not a C-contiguous buffer"):
+        fastmsgpack.unpackb(data, option=OPT_NUMPY_RAW, buffers=strided)
+
+
 def test_unpack_from_a_file_takes_buffers() -> None:
     import io
 

@@ -116,6 +116,37 @@ impl Check for Structure {
     }
 }
 
+/// [`token::FIXED_LEN`], with the lengths of fixstrs (marker included) too.
+const MARKER_LEN: [u8; 256] = {
+    let mut table = token::FIXED_LEN;
+    let mut m = 0xa0;
+    while m < 0xc0 {
+        table[m] = 1 + (m & 0x1f) as u8;
+        m += 1;
+    }
+    table
+};
+
+/// Passes over the items from `pos` on whose marker gives their length (the scalars of
+/// [`token::FIXED_LEN`] and fixstrs), while they have all arrived and more than one of the
+/// `left` items of their container remains: where it stopped, and the items then left. The last
+/// item is left to the caller, which closes the container with it.
+#[inline(always)]
+fn pass_scalars(data: &[u8], mut pos: usize, mut left: u64) -> (usize, u64) {
+    while left > 1 {
+        let Some(&marker) = data.get(pos) else {
+            break;
+        };
+        let len = MARKER_LEN[marker as usize] as usize;
+        if len == 0 || len > data.len() - pos {
+            break;
+        }
+        pos += len;
+        left -= 1;
+    }
+    (pos, left)
+}
+
 /// [`Structure::item`] refuses no key, so this is never called; an error rather than a panic.
 #[cold]
 fn unreachable_key() -> InputError {
@@ -136,6 +167,17 @@ impl Scanner {
                 return Ok(Scan::Incomplete);
             };
             if !sees_items {
+                if let Some(top) = self.open.last_mut() {
+                    // A run of scalars inside a container (a list of floats or ints, a map of
+                    // small ints) is passed over in a loop of its own, all but the container's
+                    // last item, which closes it below.
+                    let (pos, left) = pass_scalars(data, self.pos, top.left);
+                    if pos != self.pos {
+                        self.pos = pos;
+                        top.left = left;
+                        continue;
+                    }
+                }
                 // Most items are scalars and short strs, whose length the marker gives: passed
                 // over without the full dispatch of the grammar (which agrees: see the tests).
                 let len = match token::FIXED_LEN[marker as usize] {
@@ -415,6 +457,27 @@ mod tests {
             let full = ends_with(&stream, piece, &mut SeeAll);
             assert_eq!(fast, full, "pieces of {piece}");
             assert_eq!(fast.len(), items.len() + 5);
+            assert_eq!(fast.last(), Some(&stream.len()));
+        }
+    }
+
+    #[test]
+    fn runs_of_scalars_in_containers_end_where_the_grammar_ends_them() {
+        // A list of 300 float 64s, a map of fixstrs to small ints, a run broken by a str 8 and by
+        // a nested list, containers closed by a scalar run's last item, and an empty fixstr.
+        let mut stream: Vec<u8> = vec![0xdc, 0x01, 0x2c];
+        for i in 0..300u64 {
+            stream.push(0xcb);
+            stream.extend_from_slice(&(i as f64).to_be_bytes());
+        }
+        stream.extend_from_slice(b"\x84\xa1a\x01\xa2bb\xcc\xc8\xa0\xe0\xa1d\x92\x01\x02");
+        stream.extend_from_slice(b"\x97\x01\x02\xd9\x03abc\x93\x03\x04\x05\x06\x07\x08");
+        stream.extend_from_slice(b"\x91\x91\x93\xc0\xc2\xc3");
+        for piece in [1, 2, 3, 5, 8, 9, 10, 17, 64, 1000, stream.len()] {
+            let fast = ends_with(&stream, piece, &mut Structure);
+            let full = ends_with(&stream, piece, &mut SeeAll);
+            assert_eq!(fast, full, "pieces of {piece}");
+            assert_eq!(fast.len(), 4, "pieces of {piece}");
             assert_eq!(fast.last(), Some(&stream.len()));
         }
     }

@@ -182,6 +182,16 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         }
     }
 
+    /// The out-of-band buffer that the reference at `start` names, the object given itself (for
+    /// `np.frombuffer`), and its length.
+    #[cold]
+    fn take_export(&mut self, payload: &[u8], start: usize) -> DeResult<(Owned, usize)> {
+        match &self.views {
+            Some(views) => views.take_export(self.py, payload, start),
+            None => self.take_buffer(payload, start),
+        }
+    }
+
     /// A bin as a `memoryview` (`OPT_BIN_MEMORYVIEW`).
     #[cold]
     #[inline(never)]
@@ -235,8 +245,8 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
                             data.len(),
                         ),
                         Token::Ext(oob::TAG, payload) => {
-                            let (flat, len) = self.take_buffer(payload, value_start)?;
-                            numpy::Data::Buffer(flat, len)
+                            let (buffer, len) = self.take_export(payload, value_start)?;
+                            numpy::Data::Buffer(buffer, len)
                         }
                         _ => {
                             return Err(DeError::input(

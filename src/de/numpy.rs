@@ -21,7 +21,8 @@ pub struct RawArray {
 pub enum Data {
     /// At this offset in the input, this many bytes.
     Input(usize, usize),
-    /// An out-of-band buffer (a flat memoryview) of this many bytes.
+    /// An out-of-band buffer (the object given, exporting C-contiguous memory) of this many
+    /// bytes.
     Buffer(Owned, usize),
 }
 
@@ -127,12 +128,12 @@ pub fn build(
             }
         }
         // An out-of-band buffer is viewed in place, writable when it is.
-        Data::Buffer(flat, _) => {
-            // SAFETY: `flat` is a live memoryview, held; the check runs no Python code.
-            unsafe { crate::ffi::with_exported(flat.as_ptr(), |data| check.validate(data)) }?
+        Data::Buffer(buffer, _) => {
+            // SAFETY: `buffer` is a live object, held; the check runs no Python code.
+            unsafe { crate::ffi::with_exported(buffer.as_ptr(), |data| check.validate(data)) }?
                 .map_err(|why| bad(why, start))?;
-            // SAFETY: `into_raw` hands over the strong reference `flat` held.
-            (unsafe { Bound::from_owned_ptr(py, flat.into_raw()) }, 0)
+            // SAFETY: `into_raw` hands over the strong reference `buffer` held.
+            (unsafe { Bound::from_owned_ptr(py, buffer.into_raw()) }, 0)
         }
     };
     // SAFETY: `np.frombuffer` is a live callable kept by `Numpy`.

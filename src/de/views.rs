@@ -99,6 +99,45 @@ impl Views {
         payload: &[u8],
         offset: usize,
     ) -> Result<(Owned, usize), DeError> {
+        let (buffer, index, len) = self.next_buffer(py, payload, offset)?;
+        let flat = flat_view(&buffer).map_err(|cause| not_contiguous(index, cause, offset))?;
+        let nbytes: usize = flat.getattr("nbytes")?.extract()?;
+        check_len(index, nbytes, len, offset)?;
+        // SAFETY: a new strong reference.
+        let flat = unsafe { Owned::from_new(flat.into_any().into_ptr()) }
+            .ok_or_else(|| DeError::python(fetch(py)))?;
+        Ok((flat, nbytes))
+    }
+
+    /// As [`Views::take`], but the buffer object itself, for a reader of any C-contiguous
+    /// export (`np.frombuffer`): no memoryview is made and cast for it, which took most of the
+    /// time of putting an array back.
+    pub fn take_export(
+        &self,
+        py: Python<'_>,
+        payload: &[u8],
+        offset: usize,
+    ) -> Result<(Owned, usize), DeError> {
+        let (buffer, index, len) = self.next_buffer(py, payload, offset)?;
+        // SAFETY: `buffer` is live, held here, on this attached thread; measuring its export
+        // runs no Python code.
+        let nbytes = unsafe { crate::ffi::with_exported(buffer.as_ptr(), <[u8]>::len) }
+            .map_err(|cause| not_contiguous(index, cause, offset))?;
+        check_len(index, nbytes, len, offset)?;
+        // SAFETY: a new strong reference.
+        let buffer = unsafe { Owned::from_new(buffer.into_ptr()) }
+            .ok_or_else(|| DeError::python(fetch(py)))?;
+        Ok((buffer, nbytes))
+    }
+
+    /// The next buffer given, for the reference `payload` (the item at `offset`): the object,
+    /// its index, and the length the reference states.
+    fn next_buffer<'py>(
+        &self,
+        py: Python<'py>,
+        payload: &[u8],
+        offset: usize,
+    ) -> Result<(Bound<'py, PyAny>, u64, u64), DeError> {
         let bad = |why: String| DeError::input(Kind::BadBuffer(why), offset);
         let Some((index, len)) = oob::decode_ref(payload) else {
             return Err(bad(format!(
@@ -139,21 +178,7 @@ impl Views {
             }
         };
         next.set(expected + 1);
-        let flat = flat_view(&buffer).map_err(|cause| {
-            bad(format!(
-                "buffer {index} is not a C-contiguous buffer: {cause}"
-            ))
-        })?;
-        let nbytes: usize = flat.getattr("nbytes")?.extract()?;
-        if u64::try_from(nbytes).ok() != Some(len) {
-            return Err(bad(format!(
-                "buffer {index} holds {nbytes} bytes, its reference {len}"
-            )));
-        }
-        // SAFETY: a new strong reference.
-        let flat = unsafe { Owned::from_new(flat.into_any().into_ptr()) }
-            .ok_or_else(|| DeError::python(fetch(py)))?;
-        Ok((flat, nbytes))
+        Ok((buffer, index, len))
     }
 
     /// A bin from an out-of-band buffer: the flat memoryview itself with `OPT_BIN_MEMORYVIEW`,
@@ -205,6 +230,29 @@ impl Views {
             )),
         }
     }
+}
+
+#[cold]
+fn not_contiguous(index: u64, cause: PyErr, offset: usize) -> DeError {
+    DeError::input(
+        Kind::BadBuffer(format!(
+            "buffer {index} is not a C-contiguous buffer: {cause}"
+        )),
+        offset,
+    )
+}
+
+/// The buffer holds as many bytes as its reference states.
+fn check_len(index: u64, nbytes: usize, len: u64, offset: usize) -> Result<(), DeError> {
+    if u64::try_from(nbytes).ok() != Some(len) {
+        return Err(DeError::input(
+            Kind::BadBuffer(format!(
+                "buffer {index} holds {nbytes} bytes, its reference {len}"
+            )),
+            offset,
+        ));
+    }
+    Ok(())
 }
 
 fn fetch(py: Python<'_>) -> PyErr {
