@@ -241,6 +241,32 @@ def _route_pack_calls(n: int) -> Callable[[], dict[str, Callable[[], Any]]]:
     return make
 
 
+def _bins_calls() -> dict[str, Callable[[], Any]]:
+    import test_zero_copy as z
+
+    # The floor: one allocation of the bin's size and one copy of it, by CPython alone (a slice).
+    message, skip = z.MESSAGE, len(z.MESSAGE) - len(z.BLOB)
+    assert message[skip:] == z.BLOB
+    return {
+        **{lib: functools.partial(decode, message) for lib, decode in z.BINS.items()},
+        "copy": lambda: message[skip:],
+    }
+
+
+def _dask_serialize_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_dask
+        from distributed.protocol.serialize import serialize
+
+        value = test_dask._inputs()[name]
+        return {
+            family: functools.partial(serialize, value, serializers=[family], on_error="raise")
+            for family in test_dask.FAMILIES[name]
+        }
+
+    return make
+
+
 # Rows whose calls differ from library to library by more than the function (direction "calls"),
 # each library's call as the benchmark's own module makes it (benchmarks/test_*.py), and "noop".
 CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
@@ -258,6 +284,10 @@ CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
         for v in ("messages", "documents", "records")
     },
     **{f"route-pack-calls-{n}": _route_pack_calls(n) for n in (1, 100, 1000, 10000, 100000)},
+    "bins-memoryview-1MiB": _bins_calls,
+    **{
+        f"dask-serialize-{n}": _dask_serialize_calls(n) for n in ("float64-1000000", "route-100000")
+    },
 }
 
 
