@@ -214,15 +214,29 @@ def _json_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
     return make
 
 
+def _model_dumps(value: Any) -> None:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _model_dumps(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _model_dumps(item)
+    elif callable(getattr(value, "model_dump", None)):
+        value.model_dump()
+
+
 def _langgraph_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
     def make() -> dict[str, Callable[[], Any]]:
         import test_langgraph
 
         value = test_langgraph.VALUES[name]
-        return {
+        calls: dict[str, Callable[[], Any]] = {
             lib: functools.partial(serde.dumps_typed, value)
             for lib, serde in test_langgraph.SERIALIZERS.items()
         }
+        # The share both serializers leave to pydantic: `model_dump()` of every model in the value.
+        calls["model-dump"] = functools.partial(_model_dumps, value)
+        return calls
 
     return make
 
