@@ -8,11 +8,14 @@ Usage (from the repository root, with the benchmark virtualenv):
         .venv/bin/python scripts/profile_row.py WORKLOAD LIBRARY ITERATIONS
 
 WORKLOAD is one of the names in ``WORKLOADS`` below (``route-unpack-1000``, ``github-unpack``,
-``vocab-pack``, ``dataclasses-pack``, ``view-walk-1000``, ...) and LIBRARY one of ``LIBRARIES``
-(``fastmsgpack``, ``fastmsgpack-unpackb``, ``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``,
-``noop``, and ``fastmsgpack-before`` when the environment variable ``FASTMSGPACK_BASELINE`` names
-an earlier build's extension module, as ``scripts/bench --baseline`` sets it:
-``benchmarks/baseline.py``). The inputs come from the
+``vocab-pack``, ``dataclasses-pack``, ``view-walk-1000``, ...; and from ``CALLS``, rows whose
+calls differ by more than the function: ``fragment-insert``, ``stream-pack-join-100k``,
+``json-dumps-twitter``, ``route-pack-calls-1000`` with protobuf, ..., whose libraries are the
+benchmark's own and ``noop``) and LIBRARY one of ``LIBRARIES`` (``fastmsgpack``,
+``fastmsgpack-unpackb``, ``msgspec``, ``ormsgpack``, ``msgpack``, ``marshal``, ``noop``, and
+``fastmsgpack-before`` when the environment variable ``FASTMSGPACK_BASELINE`` names an earlier
+build's extension module, as ``scripts/bench --baseline`` sets it: ``benchmarks/baseline.py``).
+The inputs come from the
 benchmarks' own generators (``benchmarks/generators.py``, the fixtures of ``benchmarks/conftest.py``,
 ``benchmarks/test_rich.py``); each library unpacks what it packed itself. The inputs are frozen
 out of the collector's view as the benchmarks freeze theirs. The rows of
@@ -99,6 +102,12 @@ def _records() -> Any:
     return make_records(5000)
 
 
+def _trades() -> Any:
+    from test_rich import make_trades
+
+    return make_trades(10_000)
+
+
 def _small_message() -> Any:
     from generators import small_message
 
@@ -115,6 +124,7 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "vocab-unpack": (_vocabulary, "unpack"),
     "dataclasses-pack": (_members, "pack"),
     "records-pack": (_records, "pack"),
+    "namedtuples-pack": (_trades, "pack"),
     "small-unpack": (_small_message, "unpack"),
     **{f"view-walk-{n}": (_route(n), "walk") for n in (1, 100, 1000, 10000)},
 }
@@ -158,6 +168,104 @@ WORKLOADS.update(
         for size in ("1kb", "100kb")
     }
 )
+
+
+def _insert_calls() -> dict[str, Callable[[], Any]]:
+    import test_fragment
+
+    # The floor: the same output made by CPython with one allocation and one copy of the
+    # sub-document, as the envelope's header (20 bytes) followed by the cached bytes.
+    head = test_fragment.EXPECTED[: len(test_fragment.EXPECTED) - len(test_fragment.CACHED)]
+    assert head + test_fragment.CACHED == test_fragment.EXPECTED
+    cached = test_fragment.CACHED
+    return {**test_fragment.INSERT, "concat": lambda: head + cached}
+
+
+def _stream_calls(group: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_streams_pack
+        from generators import route, small_messages
+
+        test_streams_pack.MESSAGES[:] = small_messages()
+        test_streams_pack.ROUTE.update(route(100_000))
+        return dict(test_streams_pack.WORKLOADS[group])
+
+    return make
+
+
+def _numpy_calls(name: str, table: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_numpy
+
+        array = test_numpy.ARRAYS[name]
+        calls = getattr(test_numpy, table)
+        return {lib: functools.partial(pack, array) for lib, pack in calls.items()}
+
+    return make
+
+
+def _json_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_json
+
+        document = _document(name)()
+        return {lib: functools.partial(dumps, document) for lib, dumps in test_json.DUMPS.items()}
+
+    return make
+
+
+def _langgraph_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_langgraph
+
+        value = test_langgraph.VALUES[name]
+        return {
+            lib: functools.partial(serde.dumps_typed, value)
+            for lib, serde in test_langgraph.SERIALIZERS.items()
+        }
+
+    return make
+
+
+def _route_pack_calls(n: int) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_route
+
+        obj = _route(n)()
+        calls: dict[str, Callable[[], Any]] = {}
+        for lib in test_route.LIBRARIES.values():
+            prepared = lib.prepare(obj)
+            calls[lib.name] = functools.partial(lib.pack, prepared, **lib.pack_kwargs)
+        return calls
+
+    return make
+
+
+# Rows whose calls differ from library to library by more than the function (direction "calls"),
+# each library's call as the benchmark's own module makes it (benchmarks/test_*.py), and "noop".
+CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
+    "fragment-insert": _insert_calls,
+    **{
+        f"stream-pack-{kind}": _stream_calls(f"stream-pack-{kind}")
+        for kind in ("bytesio-100k", "join-100k", "into-100k", "file-route-100000")
+    },
+    **{f"numpy-{t}-pack": _numpy_calls(t, "ELEMENTWISE") for t in ("int32", "uint8", "float64")},
+    "numpy-raw-float64-pack": _numpy_calls("float64", "RAW_PACK"),
+    **{f"json-dumps-{d}": _json_dumps_calls(d) for d in ("github", "twitter", "canada")},
+    "json-dumps-citm_catalog": _json_dumps_calls("citm_catalog"),
+    **{
+        f"langgraph-dumps-{v}": _langgraph_dumps_calls(v)
+        for v in ("messages", "documents", "records")
+    },
+    **{f"route-pack-calls-{n}": _route_pack_calls(n) for n in (1, 100, 1000, 10000, 100000)},
+}
+
+
+def _with_noop(make: Callable[[], dict[str, Callable[[], Any]]]) -> Callable[[], Any]:
+    return lambda: {**make(), "noop": lambda: len(b"")}
+
+
+WORKLOADS.update({name: (_with_noop(make), "calls") for name, make in CALLS.items()})
 
 
 def _stream_readers(workload: str) -> dict[str, Callable[[], Any]]:

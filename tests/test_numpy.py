@@ -68,6 +68,22 @@ def test_scalars_and_0d_arrays_pack_as_their_value(code: str) -> None:
         assert_same(fastmsgpack.unpackb(fastmsgpack.packb(value, option=NP)), value.item())
 
 
+@pytest.mark.parametrize("code", ["<i2", ">i2", "<i4", ">i4", "<i8", "<u2", "<u4", "|u1", "|i1"])
+def test_integer_arrays_of_every_width_pack_like_ormsgpack(code: str) -> None:
+    # Values of every MessagePack width and both signs, in random order (signed int16 and int32
+    # arrays take their own branch-free writer).
+    dtype = np.dtype(code)
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(5)
+    bits = rng.integers(0, info.bits, 5000)
+    magnitude = rng.integers(0, 2**62, 5000, dtype=np.int64) >> (62 - bits)
+    sign = rng.choice([-1, 1], 5000) if info.min < 0 else 1
+    values = np.clip(magnitude * sign, info.min, info.max)
+    a = np.concatenate([values, edge_values(dtype).astype(np.int64)]).astype(dtype)
+    assert fastmsgpack.packb(a, option=NP) == orm(a.astype(dtype.newbyteorder("=")))
+    assert_same(fastmsgpack.unpackb(fastmsgpack.packb(a, option=NP)), a.tolist())
+
+
 # Every fixed-size numeric scalar type by each of its names (several names can be one type).
 SCALAR_TYPE_NAMES = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

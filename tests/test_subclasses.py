@@ -187,6 +187,23 @@ def test_alternating_types_are_each_packed_as_their_own(fmt: Format) -> None:
     ]
 
 
+def test_runs_of_one_type_past_the_memo_are_each_packed_as_their_own() -> None:
+    # Runs of each type, more types than a call keeps, then the first types again after they were
+    # replaced: the last type kept answers first, and must still be the type it was kept for.
+    pairs = [(v, b) for v, b in SUBCLASS_VALUES if not isinstance(v, (bytes, bytearray))]
+    pairs += [(PairTuple(1, "x"), [1, "x"]), (PlainNamedTuple(2.5), [2.5])]
+    order = [p for p in pairs for _ in range(3)] * 2
+    order += [p for two in itertools.pairwise(pairs) for p in (*two, *two)]
+    doc = [v for v, _ in order]
+    assert fastmsgpack.packb(doc) == oracle_packb([b for _, b in order])
+    passthrough = fastmsgpack.packb(
+        doc, default=lambda obj: "default", option=OPT_PASSTHROUGH_SUBCLASS
+    )
+    assert fastmsgpack.unpackb(passthrough) == [
+        b if isinstance(v, enum.Enum) else "default" for v, b in order
+    ]
+
+
 class Opaque:
     def __init__(self, i: int) -> None:
         self.i = i

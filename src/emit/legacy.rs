@@ -103,6 +103,10 @@ impl<E: Emitter> Emitter for Legacy<E> {
         self.inner.int_run(len, value)
     }
 
+    fn signed_int_run(&mut self, len: usize, value: impl FnMut(usize) -> i64) -> Res {
+        self.inner.signed_int_run(len, value)
+    }
+
     fn uint_run(&mut self, len: usize, value: impl FnMut(usize) -> u64) -> Res {
         self.inner.uint_run(len, value)
     }

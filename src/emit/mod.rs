@@ -120,6 +120,14 @@ pub trait Emitter {
         Ok(())
     }
 
+    /// [`Emitter::int_run`] for values whose signs and sizes are expected to vary (numpy's
+    /// int16 and int32 samples), where the emitter may trade a few instructions a value for not
+    /// branching on it.
+    #[inline(always)]
+    fn signed_int_run(&mut self, len: usize, value: impl FnMut(usize) -> i64) -> Res {
+        self.int_run(len, value)
+    }
+
     #[inline(always)]
     fn uint_run(&mut self, len: usize, mut value: impl FnMut(usize) -> u64) -> Res {
         for i in 0..len {

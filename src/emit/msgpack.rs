@@ -91,6 +91,15 @@ impl Emitter for MsgpackEmitter {
         self.header_run(len, |i| marker::int(value(i)))
     }
 
+    /// Without branches on the values: 1,000,000 random int32 took 28 instructions and 0.51
+    /// mispredicted branches each with [`marker::int`], 42 instructions and none with this, in
+    /// about half the time. Runs of small non-negative values (uint8) keep `int`, which the
+    /// compiler makes branch-free for them.
+    #[inline(always)]
+    fn signed_int_run(&mut self, len: usize, mut value: impl FnMut(usize) -> i64) -> Res {
+        self.header_run(len, |i| marker::int_branchless(value(i)))
+    }
+
     #[inline(always)]
     fn uint_run(&mut self, len: usize, mut value: impl FnMut(usize) -> u64) -> Res {
         self.header_run(len, |i| marker::uint(value(i)))

@@ -31,6 +31,12 @@ pub struct Ctx<'a> {
     pub last_fixed_tz: std::cell::Cell<Option<(Owned, i64)>>,
     /// The last types classified by their lineage (subclasses, enums, dataclasses, models).
     pub lineage: type_memo::TypeMemo<obtype::ObType>,
+    /// The type `lineage` kept last, and its answer: tested right after the builtins, before any
+    /// other rule, as a list of named tuples or of members repeats one type. Always a type
+    /// `lineage` holds (it is set when the type is kept there, and a type is only replaced there
+    /// by one that is then set here), so its address cannot be taken by another type during the
+    /// call; null before the first.
+    pub last_lineage: std::cell::Cell<(TypePtr, obtype::ObType)>,
     /// The last dataclass types packed, and the names of their fields (a tuple of str).
     pub dataclass_names: type_memo::TypeMemo<Owned>,
     /// Enum members met in this call, and their values.
@@ -72,6 +78,7 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
         },
         last_fixed_tz: std::cell::Cell::new(None),
         lineage: Default::default(),
+        last_lineage: std::cell::Cell::new((std::ptr::null_mut(), obtype::ObType::Other)),
         dataclass_names: Default::default(),
         member_values: Default::default(),
         unicode_errors: None,

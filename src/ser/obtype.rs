@@ -66,6 +66,10 @@ pub fn classify(obj: Ref<'_>, st: State, cx: &Ctx) -> ObType {
     } else if ty == ffi::bool_type() {
         ObType::Bool
     } else {
+        let (last, kind) = cx.last_lineage.get();
+        if ty == last {
+            return kind;
+        }
         // SAFETY: `ty` is the live type of a live object.
         unsafe { classify_rare(ty, st, cx) }
     }
@@ -130,13 +134,19 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     // What is left is told by the type's bases, metaclass and attributes: several lookups, so
     // the answers for the last few such types are kept (a list of members, each with an address,
     // repeats two).
+    // The memo holds only types that every rule above passed over in this call, whose answers
+    // cannot change during it (the registry and the options are the call's): so the last one
+    // kept is tested before those rules, in `classify`. Not the last one found: of two types
+    // that alternate (members and their addresses), one then always matches there.
     if let Some(known) = cx.lineage.get(ty, |&ob| ob) {
         return known;
     }
     // SAFETY: `ty` is a live type object and the GIL is held (this function's precondition).
     let found = unsafe { classify_uncommon(ty, st, cx) };
     // SAFETY: as above, and `ty` was not in the memo.
-    unsafe { cx.lineage.put(ty, found) };
+    if unsafe { cx.lineage.put(ty, found) } {
+        cx.last_lineage.set((ty, found));
+    }
     found
 }
 

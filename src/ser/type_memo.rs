@@ -49,14 +49,15 @@ impl<T> TypeMemo<T> {
             .map(|(_, value)| read(value))
     }
 
-    /// Keeps `value` for `ty`, in place of the oldest type kept.
+    /// Keeps `value` for `ty`, in place of the oldest type kept; false when it could not (the
+    /// memo is being read).
     ///
     /// # Safety
     /// `ty` is a live type object, not kept yet; the thread is attached.
     #[inline(never)]
-    pub unsafe fn put(&self, ty: TypePtr, value: T) {
+    pub unsafe fn put(&self, ty: TypePtr, value: T) -> bool {
         let Ok(mut kept) = self.kept.try_borrow_mut() else {
-            return;
+            return false;
         };
         let kept = kept.get_or_insert_with(|| {
             Box::new(Kept {
@@ -77,5 +78,6 @@ impl<T> TypeMemo<T> {
             }
             // Otherwise it is released here, which cannot free it.
         }
+        true
     }
 }

@@ -82,6 +82,7 @@ unsafe fn field_names(ty: Ref<'_>, cx: &Ctx) -> Res<Owned> {
     // precondition); `ty` is not in the memo.
     unsafe {
         let names = names_of(ty, cx)?;
+        // Not kept (the memo being read) only costs the lookup again next time.
         cx.dataclass_names.put(key, Ref::of(&names).hold());
         Ok(names)
     }
