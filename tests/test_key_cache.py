@@ -143,3 +143,23 @@ def test_threads_that_switch_during_a_call_all_decode_correctly() -> None:
         sys.setswitchinterval(previous)
     assert failures == []
     assert first_key(KEYED) is first_key(KEYED)
+
+
+def str_header(n: int) -> bytes:
+    return bytes([0xA0 | n]) if n < 32 else b"\xd9" + bytes([n])
+
+
+@pytest.mark.parametrize(
+    "key",
+    [b"\xff", b"caf\xc3", b"cached-ke\xff", b"\xed\xa0\x80abc", b"k" * 40 + b"\xc3(" + b"k" * 20],
+)
+def test_a_key_that_is_not_utf8_is_refused_however_many_keys_are_cached(key: bytes) -> None:
+    # A key found in the cache is not checked again, so the cache must never hold one that is
+    # not UTF-8: a key of the same length and near the same bytes is cached first.
+    near = bytes(b if b < 0x80 else 0x61 for b in key).decode()
+    valid = {near: 1, "cached-key": 2}
+    bad = b"\x82" + str_header(len(key)) + key + b"\x01" + fastmsgpack.packb("cached-key") + b"\x02"
+    for _ in range(3):
+        assert fastmsgpack.unpackb(fastmsgpack.packb(valid)) == valid
+        with pytest.raises(MsgpackDecodeError, match="UTF-8"):
+            fastmsgpack.unpackb(bad)

@@ -17,6 +17,9 @@ pub const MAX_KEY_LEN: usize = 64;
 
 struct Slot {
     len: u8,
+    /// The key's first word as [`short_word`] reads it: for a key of up to 8 bytes, with `len`,
+    /// the whole key, compared without reading `bytes`.
+    head: u64,
     bytes: [u8; MAX_KEY_LEN],
     obj: Owned,
 }
@@ -180,20 +183,51 @@ impl KeyCache {
     /// `utf8` is valid UTF-8 of at most [`MAX_KEY_LEN`] bytes, and the GIL is held.
     #[inline(always)]
     pub unsafe fn get(&mut self, utf8: &[u8]) -> Option<Owned> {
-        let set = slot_of(utf8) & !1;
-        if let Some(obj) = self.found(set, utf8) {
+        let head = short_word(utf8);
+        let set = slot_with_head(utf8, head) & !1;
+        if let Some(obj) = self.found(set, utf8, head) {
             return Some(obj);
         }
         // SAFETY: this method's precondition is `second_or_miss`'s.
         unsafe { self.second_or_miss(utf8, set) }
     }
 
+    /// [`KeyCache::get`] for bytes not yet checked to be UTF-8: `check` runs only when they are
+    /// in neither slot of their set. Bytes equal to a cached key's are valid UTF-8, as that
+    /// key's were checked before it was stored, so a hit, nearly every key of a document, skips
+    /// the check (some 20 instructions a key of five or six bytes).
+    ///
+    /// # Safety
+    /// `bytes` is at most [`MAX_KEY_LEN`] bytes long, the GIL is held, and `check` fails unless
+    /// `bytes` is valid UTF-8.
+    #[inline(always)]
+    pub unsafe fn get_checking<E>(
+        &mut self,
+        bytes: &[u8],
+        check: impl FnOnce() -> Result<(), E>,
+    ) -> Result<Option<Owned>, E> {
+        let head = short_word(bytes);
+        let set = slot_with_head(bytes, head) & !1;
+        if let Some(obj) = self.found(set, bytes, head) {
+            return Ok(Some(obj));
+        }
+        if let Some(obj) = self.found(set + 1, bytes, head) {
+            return Ok(Some(obj));
+        }
+        check()?;
+        // SAFETY: `check` passed, so `bytes` is valid UTF-8; the rest is this method's
+        // precondition.
+        Ok(unsafe { self.second_or_miss(bytes, set) })
+    }
+
     /// The string in slot `index` if it holds `utf8`.
     #[inline(always)]
-    fn found(&self, index: usize, utf8: &[u8]) -> Option<Owned> {
+    fn found(&self, index: usize, utf8: &[u8], head: u64) -> Option<Owned> {
         match self.slots.get(index) {
             Some(Some(slot))
-                if slot.len as usize == utf8.len() && same_prefix(&slot.bytes, utf8) =>
+                if slot.head == head
+                    && slot.len as usize == utf8.len()
+                    && (utf8.len() <= 8 || same_prefix(&slot.bytes, utf8)) =>
             {
                 // SAFETY: the cached string is live (the slot holds a reference).
                 Some(unsafe { Owned::from_borrowed(slot.obj.as_ptr()) })
@@ -210,7 +244,8 @@ impl KeyCache {
     /// As for [`KeyCache::get`].
     #[inline(never)]
     unsafe fn second_or_miss(&mut self, utf8: &[u8], set: usize) -> Option<Owned> {
-        if let Some(obj) = self.found(set + 1, utf8) {
+        let head = short_word(utf8);
+        if let Some(obj) = self.found(set + 1, utf8, head) {
             return Some(obj);
         }
         // SAFETY: `utf8` is valid UTF-8 and the GIL is held (this method's precondition), as
@@ -227,6 +262,7 @@ impl KeyCache {
             if let Some(slot) = self.slots.get_mut(set) {
                 *slot = Some(Slot {
                     len: utf8.len() as u8,
+                    head,
                     bytes,
                     obj: cached,
                 });
@@ -299,8 +335,15 @@ fn short_word(bytes: &[u8]) -> u64 {
 /// multiplications. Its low bits would not do: they depend only on the low bits of the last
 /// word, so keys that differ only past their fourth byte or so (`field0` ... `field9`, or
 /// numeric ids) would all share one slot and push each other out on every call.
-#[inline(always)]
+#[cfg(test)]
 fn slot_of(bytes: &[u8]) -> usize {
+    slot_with_head(bytes, short_word(bytes))
+}
+
+/// [`slot_of`] for `bytes` whose [`short_word`] is `head`, read once for the hash and the
+/// compare.
+#[inline(always)]
+fn slot_with_head(bytes: &[u8], head: u64) -> usize {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let n = bytes.len();
     let mut h = n as u64;
@@ -310,11 +353,8 @@ fn slot_of(bytes: &[u8]) -> usize {
         h = (h.rotate_left(5) ^ word(bytes, at)).wrapping_mul(K);
         at += 8;
     }
-    let last = if n >= 8 {
-        word(bytes, n - 8)
-    } else {
-        short_word(bytes)
-    };
+    // Up to 8 bytes, `head` is the whole key (and at 8, the last word).
+    let last = if n > 8 { word(bytes, n - 8) } else { head };
     h = (h.rotate_left(5) ^ last).wrapping_mul(K);
     (h >> (u64::BITS - SLOT_BITS)) as usize
 }

@@ -298,12 +298,17 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         if bytes.len() > MAX_KEY_LEN {
             return self.str(bytes, start);
         }
-        Self::utf8(bytes, start)?;
-        // SAFETY: `bytes` is valid UTF-8 and we are attached.
+        // SAFETY: attached; `bytes` is at most `MAX_KEY_LEN` long, and is checked to be valid
+        // UTF-8 before a string is made of it (by the cache when it is not a cached key's).
         unsafe {
             match self.keys.as_deref_mut() {
-                Some(cache) => made(cache.get(bytes)),
-                None => made(ffi::new_str(bytes)),
+                Some(cache) => {
+                    made(cache.get_checking(bytes, || Self::utf8(bytes, start).map(|_| ()))?)
+                }
+                None => {
+                    Self::utf8(bytes, start)?;
+                    made(ffi::new_str(bytes))
+                }
             }
         }
     }
