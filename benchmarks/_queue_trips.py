@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"
 sys.path.insert(0, str(TESTS))
-from _workers import worker_process  # type: ignore[import-not-found]
+from _workers import stop, worker_process  # type: ignore[import-not-found]
 
 Trip = Callable[[Any], Any]
 
@@ -164,9 +163,4 @@ def celery_trip(url: str, serializer: str, log: Path) -> Iterator[Trip]:
         assert probe.get() == "ready"
         yield lambda value: echo.delay(value).get(timeout=30)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop(proc)

@@ -134,19 +134,6 @@ decoder followed by the same walk over the dicts and lists it made (``fastmsgpac
 ``unpackb`` and the walk)."""
 
 
-def _walk_of(map_type: type[Any], array_type: type[Any]) -> Callable[[Any], Any]:
-    """The walk of ``benchmarks/test_view.py``: every value read, as dicts and lists."""
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, map_type):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, array_type):
-            return [walk(v) for v in value]
-        return value
-
-    return walk
-
-
 def _queue_calls(row: str) -> Callable[[], Any]:
     def make() -> Any:
         from _queue_calls import ROWS, check
@@ -400,16 +387,17 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Callable[[], Any]:
     """The call of a "walk" workload (see ``WORKLOADS``)."""
     from baseline import BEFORE
+    from test_view import walk_of
 
     import fastmsgpack
 
     if library == "fastmsgpack":
-        walk = _walk_of(fastmsgpack.MapView, fastmsgpack.ArrayView)
+        walk = walk_of(fastmsgpack.MapView, fastmsgpack.ArrayView)
         return lambda: walk(fastmsgpack.View(data))
     if library == "fastmsgpack-before" and BEFORE is not None:
-        walk_before = _walk_of(BEFORE.MapView, BEFORE.ArrayView)
+        walk_before = walk_of(BEFORE.MapView, BEFORE.ArrayView)
         return lambda: walk_before(BEFORE._view(data))
-    walk_plain = _walk_of(dict, list)
+    walk_plain = walk_of(dict, list)
     return lambda: walk_plain(unpack(data))
 
 

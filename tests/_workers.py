@@ -62,12 +62,18 @@ def worker_process(
             time.sleep(0.05)
         yield w
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stops a worker started in a session of its own: SIGTERM, then after 15 s SIGKILL to its
+    whole process group."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def wait_until(condition: Any, what: str, timeout: float = TIMEOUT) -> None:
