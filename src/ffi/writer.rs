@@ -25,6 +25,14 @@ const LARGE: usize = 128 * 1024;
 /// The largest buffer capacity passed to [`release_block_of`] in this process.
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
+/// The length of the last output in this process that outgrew the buffer it started in: the next
+/// output that outgrows its buffer moves straight to about that size (see [`first_capacity`]).
+static LAST_OUTGROWN: AtomicUsize = AtomicUsize::new(0);
+
+/// Outputs longer than this leave no size to start from: glibc maps blocks of 32 MiB and up
+/// separately whatever its threshold, and grows them by remapping, without copying.
+const HINT_MAX: usize = 32 * 1024 * 1024;
+
 /// The size of a [`Scratch`] buffer.
 pub const SCRATCH_LEN: usize = 1024;
 
@@ -118,12 +126,29 @@ impl BytesWriter {
     #[inline(never)]
     fn grow(&mut self, extra: usize) -> Res {
         let need = self.len.checked_add(extra).ok_or_else(fetch_memory_error)?;
-        let new_cap = need.max(self.cap.saturating_mul(2)).max(64);
+        let mut new_cap = need.max(self.cap.saturating_mul(2)).max(64);
         if self.obj.is_null() {
-            // SAFETY: a null source asks CPython for an uninitialised bytes object.
-            let obj = unsafe {
-                ffi::PyBytes_FromStringAndSize(std::ptr::null(), new_cap as ffi::Py_ssize_t)
-            };
+            let hinted = first_capacity();
+            let mut obj = std::ptr::null_mut();
+            if hinted > new_cap {
+                // SAFETY: a null source asks CPython for an uninitialised bytes object.
+                obj = unsafe {
+                    ffi::PyBytes_FromStringAndSize(std::ptr::null(), hinted as ffi::Py_ssize_t)
+                };
+                if obj.is_null() {
+                    // Only a guess from an earlier output: the size needed now is tried next.
+                    // SAFETY: the GIL is held (the constructors' precondition).
+                    unsafe { ffi::PyErr_Clear() };
+                } else {
+                    new_cap = hinted;
+                }
+            }
+            if obj.is_null() {
+                // SAFETY: a null source asks CPython for an uninitialised bytes object.
+                obj = unsafe {
+                    ffi::PyBytes_FromStringAndSize(std::ptr::null(), new_cap as ffi::Py_ssize_t)
+                };
+            }
             if obj.is_null() {
                 return Err(self.failed());
             }
@@ -320,6 +345,7 @@ impl BytesWriter {
             }
             return Ok(obj);
         }
+        remember_outgrown(self.len);
         if self.len != self.cap {
             if self.cap >= LARGE {
                 if RELEASED.fetch_max(self.cap, Ordering::Relaxed) < self.cap {
@@ -366,6 +392,31 @@ impl BytesWriter {
             *self.buf.add(self.len) = 0;
         }
         obj
+    }
+}
+
+/// Where an output that outgrows the buffer it started in goes first: an eighth more than the last
+/// such output, so that outputs of about one size (a service answering alike, a snapshot saved
+/// again) are allocated once, instead of growing by doubling from 2 KiB and being copied at most
+/// of the steps (seven allocations for an 80 KB output). The first output of a process, and any
+/// after one longer than [`HINT_MAX`], start by doubling as before. A guess too large costs one
+/// allocation of untouched memory, given back by [`BytesWriter::finish`]; the next output starts
+/// from this one's size.
+#[inline(always)]
+fn first_capacity() -> usize {
+    let last = LAST_OUTGROWN.load(Ordering::Relaxed);
+    if last > HINT_MAX {
+        return 0;
+    }
+    last + last / 8
+}
+
+/// Records the length of an output that outgrew its first buffer (written only when it changed,
+/// so that threads packing outputs of one size do not contend for the line).
+#[inline(always)]
+fn remember_outgrown(len: usize) {
+    if LAST_OUTGROWN.load(Ordering::Relaxed) != len {
+        LAST_OUTGROWN.store(len, Ordering::Relaxed);
     }
 }
 
