@@ -44,6 +44,18 @@ The task-queue rows (``arq-roundtrip-100kb``, ``celery-roundtrip-1kb``, ...) run
 calls of one round trip in this one process (``benchmarks/_queue_calls.py``), for ``fastmsgpack``
 and the framework's default as named in the benchmark tables (``arq-pickle``, ``rq-pickle``,
 ``dramatiq-json``, ``kombu-msgpack``, ``kombu-json``): the serializer's share of the round trip.
+
+``walk`` runs ``packb``'s walk over the object with nothing written (every value read, as for
+packing, and dropped): the reading of the Python objects alone. It needs a build with the
+``walk-probe`` feature, named by the environment variable ``FASTMSGPACK_WALK_PROBE``::
+
+    CARGO_TARGET_DIR=target/probe .venv/bin/maturin build --release --features walk-probe \
+        --out target/probe/wheel
+    .venv/bin/python -m zipfile -e target/probe/wheel/*.whl target/probe/module
+    FASTMSGPACK_WALK_PROBE=$(find target/probe/module -name '_fastmsgpack*.so') \
+        .venv/bin/python scripts/profile_row.py route-pack-1000 walk 300 --callgrind
+
+``fastmsgpack-packer`` packs with one ``Packer``, whose output starts at the size of its last one.
 """
 
 from __future__ import annotations
@@ -367,6 +379,8 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     import fastmsgpack
 
     before = {"fastmsgpack-before": (BEFORE.packb, BEFORE.unpackb)} if BEFORE is not None else {}
+    probe = os.environ.get("FASTMSGPACK_WALK_PROBE")
+    walk = {"walk": (_load_probe(probe)._walk, len)} if probe else {}
     return {
         "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
         **before,
@@ -381,7 +395,27 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
         # A call that does nothing: `len` of the packed bytes (one argument, a C function), the
         # cost of the loop and of calling into an extension function, shared by every library.
         "noop": (fastmsgpack.packb, len),
+        "fastmsgpack-packer": (fastmsgpack.Packer().pack, fastmsgpack.unpackb),
+        **walk,
     }
+
+
+def _load_probe(path: str) -> Any:
+    """The extension module at ``path``, a build with the ``walk-probe`` feature (``_walk``)."""
+    import importlib.machinery
+    import importlib.util
+
+    # The init function is found by the last part of the name, so it must stay `_fastmsgpack`.
+    name = "fastmsgpack_walk_probe._fastmsgpack"
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    if spec is None:
+        raise SystemExit(f"FASTMSGPACK_WALK_PROBE: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    if not hasattr(module, "_walk"):
+        raise SystemExit(f"FASTMSGPACK_WALK_PROBE: {path} was built without the walk-probe feature")
+    return module
 
 
 def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Callable[[], Any]:

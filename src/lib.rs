@@ -128,6 +128,15 @@ fn pack<'py>(
     Ok(())
 }
 
+/// `packb`'s walk over `obj` with nothing written: the reading alone, for measurements
+/// (`scripts/profile_row.py`'s `walk` library; only in builds with the `walk-probe` feature).
+#[cfg(feature = "walk-probe")]
+#[pyfunction]
+#[pyo3(signature = (obj, /))]
+fn _walk(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    ser::walk(py, obj, 0)
+}
+
 #[cold]
 fn no_write_method(fp: &Bound<'_, PyAny>, cause: PyErr) -> PyErr {
     if !cause.is_instance_of::<pyo3::exceptions::PyAttributeError>(fp.py()) {
@@ -341,6 +350,8 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::MapView>()?;
     m.add_class::<view::ArrayView>()?;
     m.add_function(wrap_pyfunction!(view::_view, m)?)?;
+    #[cfg(feature = "walk-probe")]
+    m.add_function(wrap_pyfunction!(_walk, m)?)?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

@@ -7,6 +7,8 @@ mod json_str;
 mod legacy;
 pub mod marker;
 mod msgpack;
+#[cfg(feature = "walk-probe")]
+mod walk;
 
 use fastmsgpack_core::{float_text, int_text};
 
@@ -14,6 +16,8 @@ pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
 pub use legacy::Legacy;
 pub use msgpack::MsgpackEmitter;
+#[cfg(feature = "walk-probe")]
+pub use walk::WalkEmitter;
 
 use crate::error::{Error, Res};
 use crate::exc::MsgpackEncodeError;

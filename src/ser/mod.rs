@@ -120,6 +120,16 @@ pub fn packb<'py>(
     finish(py, writer)
 }
 
+/// Walks `obj` as `packb` does, reading every value and writing nothing (the `walk-probe`
+/// feature's measurement of the reading alone).
+#[cfg(feature = "walk-probe")]
+pub fn walk<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, opts: Opt) -> PyResult<()> {
+    let cx = context(py, (None, None), opts)?;
+    let mut emitter = crate::emit::WalkEmitter;
+    dispatch::write(Ref::of_bound(obj), State::new(opts), &cx, &mut emitter)?;
+    Ok(())
+}
+
 /// `buffer_callback` and `buffer_threshold`: buffers of at least that many bytes are offered to
 /// the callback.
 pub type OobArgs<'a, 'py> = Option<(&'a Bound<'py, PyAny>, usize)>;
