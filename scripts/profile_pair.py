@@ -6,8 +6,9 @@ Usage (from the repository root, with the benchmark virtualenv):
     .venv/bin/python scripts/profile_pair.py WORKLOAD CALLS ROUNDS LIBRARY [LIBRARY ...]
 
 Each round times CALLS calls of every LIBRARY in turn, so that a busy machine's drift reaches all
-of them alike. Prints, for each library, the median and the best round's time of one call and the
-median over the rounds of its ratio to the first library's time in the same round. WORKLOAD is
+of them alike, in the opposite order every other round. Prints, for each library, the median and
+the best round's time of one call and the median over the rounds of its ratio to the first
+library's time in the same round. WORKLOAD is
 one of ``profile_row.py``'s rows whose calls are listed by library (``CALLS``: ``json-dumps-canada``,
 ``bins-memoryview-1MiB``, ``numpy-raw-float64-pack``, ``stream-pack-into-100k``, ...).
 """
@@ -36,7 +37,15 @@ def main() -> None:
     parser.add_argument("calls", type=int)
     parser.add_argument("rounds", type=int)
     parser.add_argument("libraries", nargs="+")
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time with the process's CPU time (time.process_time) instead of the wall clock: "
+        "on a machine with more runnable processes than cores, a wall-clock round also counts the "
+        "time others ran",
+    )
     args = parser.parse_args()
+    clock = time.process_time if args.cpu_time else time.perf_counter
     make, _ = profile_row.WORKLOADS[args.workload]
     calls: dict[str, Callable[[], Any]] = make()
     for library in args.libraries:
@@ -45,13 +54,16 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     times: dict[str, list[float]] = {library: [] for library in args.libraries}
-    for _ in range(args.rounds):
-        for library in args.libraries:
+    for round_ in range(args.rounds):
+        # Every other round runs the libraries in the opposite order, so that none is always
+        # timed first (right after the set-up or the other libraries' calls).
+        order = args.libraries if round_ % 2 == 0 else args.libraries[::-1]
+        for library in order:
             call = calls[library]
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(args.calls):
                 call()
-            times[library].append((time.perf_counter() - t0) / args.calls)
+            times[library].append((clock() - t0) / args.calls)
     first = args.libraries[0]
     for library, own in times.items():
         ratio = statistics.median(a / b for a, b in zip(own, times[first]))
