@@ -70,7 +70,7 @@ _PYDANTIC_V2 = 5
 
 
 def _enc(obj: Any) -> bytes:
-    return packb(obj, default=_default, option=_PACK)
+    return packb(obj, _default, _PACK)
 
 
 # What fastmsgpack packs by itself (as arrays and strings) but LangGraph packs as extensions.
