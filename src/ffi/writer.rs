@@ -399,9 +399,9 @@ impl BytesWriter {
 /// such output, so that outputs of about one size (a service answering alike, a snapshot saved
 /// again) are allocated once, instead of growing by doubling from 2 KiB and being copied at most
 /// of the steps (seven allocations for an 80 KB output). The first output of a process, and any
-/// after one longer than [`HINT_MAX`], start by doubling as before. A guess too large costs one
-/// allocation of untouched memory, given back by [`BytesWriter::finish`]; the next output starts
-/// from this one's size.
+/// after one longer than [`HINT_MAX`], grow by doubling from twice the first buffer. A guess too
+/// large costs one allocation of untouched memory, given back by [`BytesWriter::finish`]; the next
+/// output starts from this one's size.
 #[inline(always)]
 fn first_capacity() -> usize {
     let last = LAST_OUTGROWN.load(Ordering::Relaxed);
