@@ -33,7 +33,9 @@ import profile_row
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workload", choices=sorted(profile_row.CALLS))
+    parser.add_argument(
+        "workload", choices=sorted([*profile_row.CALLS, *profile_row.CALL_WORKLOADS])
+    )
     parser.add_argument("calls", type=int)
     parser.add_argument("rounds", type=int)
     parser.add_argument("libraries", nargs="+")
@@ -46,8 +48,12 @@ def main() -> None:
     )
     args = parser.parse_args()
     clock = time.process_time if args.cpu_time else time.perf_counter
-    make, _ = profile_row.WORKLOADS[args.workload]
-    calls: dict[str, Callable[[], Any]] = make()
+    calls: dict[str, Callable[[], Any]]
+    if args.workload in profile_row.CALL_WORKLOADS:
+        calls = profile_row.CALL_WORKLOADS[args.workload](args.workload)
+    else:
+        make, _ = profile_row.WORKLOADS[args.workload]
+        calls = make()
     for library in args.libraries:
         if library not in calls:
             raise SystemExit(f"{args.workload}: no library {library}; one of {', '.join(calls)}")

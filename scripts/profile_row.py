@@ -139,6 +139,8 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     "namedtuples-pack": (_trades, "pack"),
     "small-unpack": (_small_message, "unpack"),
     **{f"view-walk-{n}": (_route(n), "walk") for n in (1, 100, 1000, 10000)},
+    "small-pack": (_small_message, "pack"),
+    "citm_catalog-unpack": (_document("citm_catalog"), "unpack"),
 }
 """Direction "walk" is ``benchmarks/test_view.py``'s ``view-walk`` row: for ``fastmsgpack`` (and
 ``fastmsgpack-before``) a ``View`` of the packed route walked fully, for any other library its
@@ -322,10 +324,33 @@ def _stream_readers(workload: str) -> dict[str, Callable[[], Any]]:
         streams.small_stream()  # made now: part of the set-up, not of the first call
         readers = streams.FEED_SMALL
         if workload.endswith("-kept"):
-            return {name: readers[name].kept for name in streams.KEPT_SMALL}
+            # ``marshal``: the same 100,000 dicts made by CPython from its own format, with the
+            # least work it has: the memory the kept objects take, and the collections their
+            # making sets off, without any reader.
+            data = marshal.dumps(streams.small_stream().messages)
+            kept = {name: readers[name].kept for name in streams.KEPT_SMALL}
+            return {**kept, "marshal": lambda: marshal.loads(data)}
         return {name: reader.dropped for name, reader in readers.items()}
     kind, size = workload.removeprefix("feed-").split("-")
-    return streams._large_runs(kind, int(size.removesuffix("mb")))  # makes the object now
+    mb = int(size.removesuffix("mb"))
+    runs = streams._large_runs(kind, mb)  # makes the object now
+    pieces = streams.large_object(kind, mb).pieces
+    # The part of the bin rows that is not a reader's: the pieces fed to a reader that keeps
+    # nothing (``loop``), and the two copies of the payload every reader makes, into its buffer
+    # and into the bytes it returns (``copies``: one join, one slice past the 5-byte header).
+    runs["loop"] = functools.partial(streams._fed, _Idle, pieces)
+    runs["copies"] = lambda: [b"".join(pieces)[5:]]
+    return runs
+
+
+class _Idle:
+    """A reader that takes the pieces and never has an object."""
+
+    def feed(self, data: Any) -> None:
+        pass
+
+    def __iter__(self) -> Any:
+        return iter(())
 
 
 def _langgraph_calls(workload: str) -> dict[str, Callable[[], Any]]:
