@@ -341,3 +341,19 @@ def test_ints_of_every_length_like_orjson() -> None:
         keyed = {v: v}
         non_str = fastmsgpack.OPT_NON_STR_KEYS
         assert dumps(keyed, option=non_str) == orjson.dumps(keyed, option=orjson.OPT_NON_STR_KEYS)
+
+
+PAIR_FLOATS = [0.0, -0.0, 1.0, -1.5, 0.1, 1e-7, 1.2345e16, 5e-324, 1.7976931348623157e308]
+PAIR_FLOATS += [float("nan"), float("inf"), float("-inf")]
+
+
+@pytest.mark.parametrize("names", LAYOUT_SETS, ids=option_ids)
+def test_float_pairs_like_orjson(names: tuple[str, ...]) -> None:
+    # Lists of two floats (coordinates) take their own route: every pair of lengths and
+    # non-finite values, alone, nested, after other text, and in an output that outgrows its
+    # first buffer in the middle of a pair.
+    pairs = [[a, b] for a in PAIR_FLOATS for b in PAIR_FLOATS]
+    assert_dumps_like_orjson(pairs, *names)
+    assert_dumps_like_orjson({"p": pairs[7], "q": [pairs[:3], []], "r": [1.5, 2.5]}, *names)
+    for pad in range(0, 64, 7):
+        assert_dumps_like_orjson(["x" * (1000 + pad), *pairs], *names)

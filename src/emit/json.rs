@@ -231,6 +231,31 @@ impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
         unsafe { self.number_written(dst, write_f64(v, dst)) }
     }
 
+    /// `[a,b]` and its separator, in room reserved once; the general route for non-finite
+    /// values (`null`), indentation and key position (where an array is refused).
+    #[inline(always)]
+    fn float_pair(&mut self, a: f64, b: f64) -> Res {
+        if INDENT || self.in_key || !(a.is_finite() && b.is_finite()) {
+            return super::float_pair_items(self, a, b);
+        }
+        // `[`, two numbers with a separator each, and `]` whose separator replaces the last.
+        self.out.reserve(2 * float_text::ROOM + 4)?;
+        // SAFETY: room for `[`, each number's `ROOM` bytes and `,`, then `],` was reserved just
+        // above; each write starts after the text before it, so all stay within it.
+        unsafe {
+            let start = self.out.tail();
+            *start = b'[';
+            let mut dst = start.add(1);
+            dst = dst.add(write_f64(a, dst));
+            *dst = b',';
+            dst = dst.add(1);
+            dst = dst.add(write_f64(b, dst));
+            dst.cast::<[u8; 2]>().write_unaligned(*b"],");
+            self.out.advance(dst.offset_from(start) as usize + 2);
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn float32(&mut self, v: f32) -> Res {
         if !v.is_finite() {

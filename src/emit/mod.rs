@@ -27,6 +27,17 @@ fn fragment_refused(why: &str) -> Error {
     MsgpackEncodeError::new_err(why.to_owned()).into()
 }
 
+/// [`Emitter::float_pair`] as its array and items.
+#[inline(always)]
+fn float_pair_items<E: Emitter + ?Sized>(e: &mut E, a: f64, b: f64) -> Res {
+    e.array_begin(2)?;
+    e.array_item(0)?;
+    e.float(a)?;
+    e.array_item(1)?;
+    e.float(b)?;
+    e.array_end()
+}
+
 /// What the dispatch tree can write. Container headers carry their length up front (MessagePack
 /// needs it); the `*_item`/`*_end` hooks mark the boundaries a text format needs for separators
 /// and are free for MessagePack.
@@ -104,6 +115,13 @@ pub trait Emitter {
             self.float(value(i))?;
         }
         Ok(())
+    }
+
+    /// A whole array of two floats (a point, a range); the caller has counted it toward the
+    /// nesting limit. An emitter may write it in one step.
+    #[inline(always)]
+    fn float_pair(&mut self, a: f64, b: f64) -> Res {
+        float_pair_items(self, a, b)
     }
 
     #[inline(always)]

@@ -59,12 +59,7 @@ fn write_empty<E: Emitter>(st: State, e: &mut E) -> Res {
 #[inline(never)]
 fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
     st.enter_container()?;
-    e.array_begin(2)?;
-    e.array_item(0)?;
-    e.float(a)?;
-    e.array_item(1)?;
-    e.float(b)?;
-    e.array_end()
+    e.float_pair(a, b)
 }
 
 /// A non-empty list's walk.
