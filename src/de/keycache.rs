@@ -109,10 +109,20 @@ impl SharedKeyCache {
         // SAFETY: this claim is the only one (just marked), so nothing else refers to the cache
         // until it is dropped.
         let slot = unsafe { &mut *self.cache.get() };
-        Some(KeyCacheClaim {
-            claimed: &self.claimed,
-            cache: slot.get_or_insert_with(KeyCache::new),
-        })
+        if slot.is_none() {
+            *slot = KeyCache::try_new();
+        }
+        match slot {
+            Some(cache) => Some(KeyCacheClaim {
+                claimed: &self.claimed,
+                cache,
+            }),
+            None => {
+                // No memory for the cache: this call decodes without one.
+                self.claimed.store(false, Ordering::Release);
+                None
+            }
+        }
     }
 
     /// With the GIL, only the thread holding it runs here, and nothing between the test and the
@@ -166,10 +176,13 @@ impl Drop for KeyCacheClaim<'_> {
 }
 
 impl KeyCache {
-    pub fn new() -> KeyCache {
-        let mut slots = Vec::with_capacity(SLOTS);
+    /// An empty cache, or `None` when its table (some 180 KB) cannot be allocated: the cache is
+    /// only a shortcut, and a decoder goes without it rather than abort the process.
+    pub fn try_new() -> Option<KeyCache> {
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(SLOTS).ok()?;
         slots.resize_with(SLOTS, || None);
-        KeyCache { slots }
+        Some(KeyCache { slots })
     }
 
     /// The `str` for `utf8`, from the cache or newly made and remembered.
@@ -272,12 +285,6 @@ impl KeyCache {
     }
 }
 
-impl Default for KeyCache {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// Whether `key` equals the first `key.len()` bytes of `stored`, compared a word at a time (the
 /// last word overlaps the one before it rather than running past the end): no call to `memcmp`
 /// for these short keys.
@@ -377,7 +384,7 @@ mod tests {
     fn hit_returns_the_same_object_and_distinct_keys_stay_distinct() {
         pyo3::Python::initialize();
         pyo3::Python::attach(|_py| {
-            let mut cache = KeyCache::new();
+            let mut cache = KeyCache::try_new().expect("the test's cache");
             // SAFETY: attached to the interpreter; inputs are short valid UTF-8.
             unsafe {
                 let a = cache.get(b"name");
@@ -409,7 +416,7 @@ mod tests {
             .expect("two keys in one slot");
         pyo3::Python::initialize();
         pyo3::Python::attach(|_py| {
-            let mut cache = KeyCache::new();
+            let mut cache = KeyCache::try_new().expect("the test's cache");
             // SAFETY: attached to the interpreter; the keys are short ASCII.
             unsafe {
                 let first_a = cache.get(a.as_bytes()).map(|o| o.as_ptr());
