@@ -23,20 +23,22 @@ import fastmsgpack.compat
 NAME = "fastmsgpack-before"
 
 
-def _load(path: str) -> ModuleType:
+def load_extension(path: str, package: str) -> ModuleType:
+    """The extension module file at ``path``, loaded as ``package._fastmsgpack`` beside the
+    current build's."""
     # The init function is found by the last part of the name, so it must stay `_fastmsgpack`.
-    name = "fastmsgpack_before._fastmsgpack"
+    name = f"{package}._fastmsgpack"
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     if spec is None:
-        raise RuntimeError(f"FASTMSGPACK_BASELINE: cannot load {path}")
+        raise RuntimeError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module
 
 
 _path = os.environ.get("FASTMSGPACK_BASELINE")
-BEFORE: Any = _load(_path) if _path else None
+BEFORE: Any = load_extension(_path, "fastmsgpack_before") if _path else None
 """The earlier build's extension module (``packb``, ``unpackb``, ``json_dumps``,
 ``json_from_msgpack``, the ``OPT_*`` constants), or None."""
 

@@ -427,17 +427,9 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
 
 def _load_probe(path: str) -> Any:
     """The extension module at ``path``, a build with the ``walk-probe`` feature (``_walk``)."""
-    import importlib.machinery
-    import importlib.util
+    from baseline import load_extension
 
-    # The init function is found by the last part of the name, so it must stay `_fastmsgpack`.
-    name = "fastmsgpack_walk_probe._fastmsgpack"
-    loader = importlib.machinery.ExtensionFileLoader(name, path)
-    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
-    if spec is None:
-        raise SystemExit(f"FASTMSGPACK_WALK_PROBE: cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
+    module = load_extension(path, "fastmsgpack_walk_probe")
     if not hasattr(module, "_walk"):
         raise SystemExit(f"FASTMSGPACK_WALK_PROBE: {path} was built without the walk-probe feature")
     return module

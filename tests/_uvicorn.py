@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from _servers import free_port
+from _workers import stop
 
 TESTS = Path(__file__).resolve().parent
 
@@ -50,12 +50,7 @@ def uvicorn_server(app: str, log: Path, *, workers: int = 1) -> Iterator[str]:
             time.sleep(0.05)
         yield url
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop(proc)
 
 
 def _answers(port: int) -> bool:

@@ -66,8 +66,8 @@ def worker_process(
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stops a worker started in a session of its own: SIGTERM, then after 15 s SIGKILL to its
-    whole process group."""
+    """Stops a worker or server started in a session of its own: SIGTERM, then after 15 s SIGKILL
+    to its whole process group."""
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(15)

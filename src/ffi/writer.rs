@@ -97,9 +97,8 @@ impl BytesWriter {
     /// # Safety
     /// The GIL is held.
     pub unsafe fn with_capacity(cap: usize) -> Res<BytesWriter> {
-        // SAFETY: a null source asks CPython for an uninitialised bytes object of `cap` bytes.
-        let obj =
-            unsafe { ffi::PyBytes_FromStringAndSize(std::ptr::null(), cap as ffi::Py_ssize_t) };
+        // SAFETY: the GIL is held (this function's precondition).
+        let obj = unsafe { uninit_bytes(cap) };
         if obj.is_null() {
             return Err(fetch_memory_error());
         }
@@ -131,10 +130,8 @@ impl BytesWriter {
             let hinted = first_capacity();
             let mut obj = std::ptr::null_mut();
             if hinted > new_cap {
-                // SAFETY: a null source asks CPython for an uninitialised bytes object.
-                obj = unsafe {
-                    ffi::PyBytes_FromStringAndSize(std::ptr::null(), hinted as ffi::Py_ssize_t)
-                };
+                // SAFETY: the GIL is held (the constructors' precondition).
+                obj = unsafe { uninit_bytes(hinted) };
                 if obj.is_null() {
                     // Only a guess from an earlier output: the size needed now is tried next.
                     // SAFETY: the GIL is held (the constructors' precondition).
@@ -144,10 +141,8 @@ impl BytesWriter {
                 }
             }
             if obj.is_null() {
-                // SAFETY: a null source asks CPython for an uninitialised bytes object.
-                obj = unsafe {
-                    ffi::PyBytes_FromStringAndSize(std::ptr::null(), new_cap as ffi::Py_ssize_t)
-                };
+                // SAFETY: the GIL is held (the constructors' precondition).
+                obj = unsafe { uninit_bytes(new_cap) };
             }
             if obj.is_null() {
                 return Err(self.failed());
@@ -393,6 +388,17 @@ impl BytesWriter {
         }
         obj
     }
+}
+
+/// A new bytes object of `cap` bytes, not yet written, or null with an exception set.
+///
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+unsafe fn uninit_bytes(cap: usize) -> *mut ffi::PyObject {
+    // SAFETY: a null source asks CPython for an uninitialised bytes object of `cap` bytes; the
+    // GIL is held (this function's precondition).
+    unsafe { ffi::PyBytes_FromStringAndSize(std::ptr::null(), cap as ffi::Py_ssize_t) }
 }
 
 /// Where an output that outgrows the buffer it started in goes first: an eighth more than the last
