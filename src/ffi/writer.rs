@@ -185,41 +185,19 @@ impl BytesWriter {
 
     /// Appends bytes for which room was reserved.
     ///
-    /// Short copies (most keys and strings) are done with fixed-size moves instead of a call
-    /// to `memcpy`.
+    /// Copies of up to 32 bytes (most keys and strings) are done with fixed-size moves instead of
+    /// a call to `memcpy`.
     ///
     /// # Safety
     /// A prior `reserve` guaranteed room for `bytes.len()` more bytes.
     #[inline(always)]
     pub unsafe fn put_unchecked(&mut self, bytes: &[u8]) {
         debug_assert!(self.cap - self.len >= bytes.len());
-        let n = bytes.len();
-        let src = bytes.as_ptr();
-        // SAFETY: a prior `reserve` made room for `n` bytes at `dst` (this method's precondition);
-        // every read below stays
-        // within `src[..n]` (the two moves of each size class overlap rather than overrun),
-        // and the destination is our private buffer, so nothing overlaps.
-        unsafe {
-            let dst = self.data().add(self.len);
-            if n >= 16 {
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            } else if n >= 8 {
-                let head = src.cast::<u64>().read_unaligned();
-                let tail = src.add(n - 8).cast::<u64>().read_unaligned();
-                dst.cast::<u64>().write_unaligned(head);
-                dst.add(n - 8).cast::<u64>().write_unaligned(tail);
-            } else if n >= 4 {
-                let head = src.cast::<u32>().read_unaligned();
-                let tail = src.add(n - 4).cast::<u32>().read_unaligned();
-                dst.cast::<u32>().write_unaligned(head);
-                dst.add(n - 4).cast::<u32>().write_unaligned(tail);
-            } else if n > 0 {
-                *dst = *src;
-                *dst.add(n / 2) = *src.add(n / 2);
-                *dst.add(n - 1) = *src.add(n - 1);
-            }
-        }
-        self.len += n;
+        let at = self.len;
+        // SAFETY: a prior `reserve` made room for `bytes.len()` bytes at `at` (this method's
+        // precondition), and the destination is our private buffer, apart from `bytes`.
+        unsafe { copy_bytes(bytes, self.data().add(at)) };
+        self.len = at + bytes.len();
     }
 
     /// Appends the first `len` bytes of `block`, writing all of it (the rest is overwritten
@@ -230,13 +208,41 @@ impl BytesWriter {
     #[inline(always)]
     pub unsafe fn put_block<const N: usize>(&mut self, block: &[u8; N], len: usize) {
         debug_assert!(self.cap - self.len >= N && len <= N);
-        // SAFETY: a prior `reserve` made room for `N` more bytes at `len` (this method's
+        // The length is read once, before the stores: a store through the byte pointer could
+        // otherwise be taken to change it, and it would be read again after.
+        let at = self.len;
+        // SAFETY: a prior `reserve` made room for `N` more bytes at `at` (this method's
         // precondition), and exactly `N` are written.
         unsafe {
-            let dst = self.data().add(self.len);
+            let dst = self.data().add(at);
             dst.cast::<[u8; N]>().write_unaligned(*block);
         }
-        self.len += len;
+        self.len = at + len;
+    }
+
+    /// Appends the first `len` bytes of `block` (written whole, as [`BytesWriter::put_block`]
+    /// does) and then `payload`: a header and what it precedes, with one update of the length.
+    ///
+    /// # Safety
+    /// A prior `reserve` guaranteed room for `N + payload.len()` more bytes, and `len <= N`.
+    #[inline(always)]
+    pub unsafe fn put_block_then<const N: usize>(
+        &mut self,
+        block: &[u8; N],
+        len: usize,
+        payload: &[u8],
+    ) {
+        debug_assert!(self.cap - self.len >= N + payload.len() && len <= N);
+        let at = self.len;
+        // SAFETY: a prior `reserve` made room for `N + payload.len()` bytes at `at` (this method's
+        // precondition): the block's `N` bytes, then the payload's from `len <= N` on; the
+        // destination is our private buffer, apart from `payload`.
+        unsafe {
+            let dst = self.data().add(at);
+            dst.cast::<[u8; N]>().write_unaligned(*block);
+            copy_bytes(payload, dst.add(len));
+        }
+        self.len = at + len + payload.len();
     }
 
     /// Where the next byte goes. Writes through it must stay within reserved room and be
@@ -258,6 +264,21 @@ impl BytesWriter {
     pub unsafe fn advance(&mut self, n: usize) {
         debug_assert!(self.cap - self.len >= n);
         self.len += n;
+    }
+
+    /// Appends what `write` writes at the tail, given where the next byte goes; it returns how
+    /// many bytes it wrote. The length is read once, before those stores.
+    ///
+    /// # Safety
+    /// Room was reserved for everything `write` writes, and it returns how many bytes that is.
+    #[inline(always)]
+    pub unsafe fn put_with(&mut self, write: impl FnOnce(*mut u8) -> usize) {
+        let at = self.len;
+        // SAFETY: `at == len <= cap`, within (or one past) the buffer; what `write` writes there
+        // was reserved (this method's precondition).
+        let n = write(unsafe { self.data().add(at) });
+        debug_assert!(self.cap - at >= n);
+        self.len = at + n;
     }
 
     /// The last byte written, if any.
@@ -387,6 +408,44 @@ impl BytesWriter {
             *self.buf.add(self.len) = 0;
         }
         obj
+    }
+}
+
+/// Copies `src` to `dst`: up to 32 bytes with two fixed-size moves of the size class (which
+/// overlap rather than overrun), longer ones with `memcpy`.
+///
+/// # Safety
+/// `dst` is valid for `src.len()` bytes of writes and does not overlap `src`.
+#[inline(always)]
+unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    let src = src.as_ptr();
+    // SAFETY: every read below stays within `src[..n]` and every write within `dst[..n]` (the
+    // two moves of each size class start at 0 and end at `n`), which do not overlap (this
+    // function's precondition).
+    unsafe {
+        if n > 32 {
+            std::ptr::copy_nonoverlapping(src, dst, n);
+        } else if n >= 16 {
+            let head = src.cast::<[u8; 16]>().read_unaligned();
+            let tail = src.add(n - 16).cast::<[u8; 16]>().read_unaligned();
+            dst.cast::<[u8; 16]>().write_unaligned(head);
+            dst.add(n - 16).cast::<[u8; 16]>().write_unaligned(tail);
+        } else if n >= 8 {
+            let head = src.cast::<u64>().read_unaligned();
+            let tail = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(head);
+            dst.add(n - 8).cast::<u64>().write_unaligned(tail);
+        } else if n >= 4 {
+            let head = src.cast::<u32>().read_unaligned();
+            let tail = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(head);
+            dst.add(n - 4).cast::<u32>().write_unaligned(tail);
+        } else if n > 0 {
+            *dst = *src;
+            *dst.add(n / 2) = *src.add(n / 2);
+            *dst.add(n - 1) = *src.add(n - 1);
+        }
     }
 }
 
