@@ -175,10 +175,17 @@ fn sized(len: usize, m8: Option<u8>, m16: u8, m32: u8) -> Option<Header> {
     }
 }
 
+/// The one-byte header of a string of `len < 32` bytes.
+#[inline(always)]
+pub fn fixstr(len: usize) -> u8 {
+    debug_assert!(len < 32);
+    0xa0 | len as u8
+}
+
 #[inline(always)]
 pub fn str_header(len: usize) -> Option<Header> {
     if len < 32 {
-        Some(Header::new(&[0xa0 | len as u8]))
+        Some(Header::new(&[fixstr(len)]))
     } else {
         sized(len, Some(0xd9), 0xda, 0xdb)
     }

@@ -44,10 +44,7 @@ impl MsgpackEmitter {
         // The header block is written whole, so reserve all of it even if the header is shorter.
         self.out.reserve(h.block().len() + payload.len())?;
         // SAFETY: room for both was reserved just above.
-        unsafe {
-            self.out.put_block(h.block(), h.len());
-            self.out.put_unchecked(payload);
-        }
+        unsafe { self.out.put_block_then(h.block(), h.len(), payload) };
         Ok(())
     }
 }
@@ -111,6 +108,29 @@ impl Emitter for MsgpackEmitter {
         self.header_run(len, |i| marker::Header::byte(b(value(i))))
     }
 
+    /// The array header and both floats (19 bytes) with one check of the room and one update of
+    /// the length.
+    #[inline(always)]
+    fn float_pair(&mut self, a: f64, b: f64) -> Res {
+        const FIXARRAY_2: u8 = 0x92;
+        self.out.reserve(19)?;
+        // SAFETY: room for the 19 bytes was reserved just above: the header byte at 0 and the
+        // two 9-byte floats at 1 and 10.
+        unsafe {
+            self.out.put_with(|dst| {
+                *dst = FIXARRAY_2;
+                dst.add(1)
+                    .cast::<[u8; 9]>()
+                    .write_unaligned(*marker::float64(a).block());
+                dst.add(10)
+                    .cast::<[u8; 9]>()
+                    .write_unaligned(*marker::float64(b).block());
+                19
+            })
+        };
+        Ok(())
+    }
+
     #[inline(always)]
     fn nil(&mut self) -> Res {
         self.byte(marker::NIL)
@@ -147,8 +167,19 @@ impl Emitter for MsgpackEmitter {
         self.out.reserve(bytes)
     }
 
+    /// A string of up to 31 bytes (most keys and short values) is its one-byte header and its
+    /// bytes, written with one check of the room and one update of the length.
     #[inline(always)]
     fn str(&mut self, utf8: &[u8]) -> Res {
+        if utf8.len() < 32 {
+            self.out.reserve(1 + utf8.len())?;
+            // SAFETY: room for the header byte and the bytes was reserved just above.
+            unsafe {
+                self.out
+                    .put_block_then(&[marker::fixstr(utf8.len())], 1, utf8)
+            };
+            return Ok(());
+        }
         let h = marker::str_header(utf8.len()).ok_or_else(|| too_long("str"))?;
         self.with_payload(h, utf8)
     }
