@@ -55,6 +55,11 @@ packing, and dropped): the reading of the Python objects alone. It needs a build
     FASTMSGPACK_WALK_PROBE=$(find target/probe/module -name '_fastmsgpack*.so') \
         .venv/bin/python scripts/profile_row.py route-pack-1000 walk 300 --callgrind
 
+``native`` (route rows only, from the same build) packs the route held as Rust values, read out
+of the Python objects beforehand, with ``packb``'s own emitter and writer: the writing alone. The
+``route-pack-calls-<N>`` rows list ``walk`` and ``native`` too when the build is named, for
+``profile_pair.py``.
+
 ``fastmsgpack-packer`` packs with one ``Packer``, whose output starts at the size of its last one.
 """
 
@@ -251,6 +256,10 @@ def _route_pack_calls(n: int) -> Callable[[], dict[str, Callable[[], Any]]]:
         for lib in test_route.LIBRARIES.values():
             prepared = lib.prepare(obj)
             calls[lib.name] = functools.partial(lib.pack, prepared, **lib.pack_kwargs)
+        probe = os.environ.get("FASTMSGPACK_WALK_PROBE")
+        if probe:
+            calls["walk"] = functools.partial(_load_probe(probe)._walk, obj)
+            calls["native"] = _native_call(obj)
         return calls
 
     return make
@@ -425,6 +434,7 @@ def _libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], An
     }
 
 
+@functools.cache
 def _load_probe(path: str) -> Any:
     """The extension module at ``path``, a build with the ``walk-probe`` feature (``_walk``)."""
     from baseline import load_extension
@@ -433,6 +443,20 @@ def _load_probe(path: str) -> Any:
     if not hasattr(module, "_walk"):
         raise SystemExit(f"FASTMSGPACK_WALK_PROBE: {path} was built without the walk-probe feature")
     return module
+
+
+def _native_call(obj: Any) -> Callable[[], Any]:
+    """The ``native`` library's call: the route ``obj`` held as Rust values, packed by ``packb``'s
+    emitter and writer (the walk-probe build's ``NativeRoute``; the writing alone)."""
+    import fastmsgpack
+
+    probe = os.environ.get("FASTMSGPACK_WALK_PROBE")
+    if not probe:
+        raise SystemExit("native: FASTMSGPACK_WALK_PROBE names no walk-probe build")
+    native = _load_probe(probe).NativeRoute(obj)
+    if native.pack() != fastmsgpack.packb(obj):
+        raise SystemExit("native: the probe's bytes differ from packb's")
+    return native.pack  # type: ignore[no-any-return]
 
 
 def _walk_call(library: str, data: bytes, unpack: Callable[[bytes], Any]) -> Callable[[], Any]:
@@ -464,6 +488,8 @@ def run(workload: str, library: str, iterations: int, no_gc: bool) -> float:
     obj = make()
     if direction == "calls":
         call = obj[library]
+    elif direction == "pack" and library == "native":
+        call = _native_call(obj)
     elif direction == "pack":
         pack, unpack = _libraries()[library]
         call = lambda: pack(obj)

@@ -352,6 +352,8 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(view::_view, m)?)?;
     #[cfg(feature = "walk-probe")]
     m.add_function(wrap_pyfunction!(_walk, m)?)?;
+    #[cfg(feature = "walk-probe")]
+    m.add_class::<ser::native_probe::NativeRoute>()?;
     for (name, bit) in opt::ALL {
         m.add(*name, *bit)?;
     }

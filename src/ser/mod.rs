@@ -2,6 +2,8 @@
 
 pub mod dispatch;
 pub mod error;
+#[cfg(feature = "walk-probe")]
+pub mod native_probe;
 pub mod obtype;
 mod per_type;
 pub mod state;
