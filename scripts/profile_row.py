@@ -265,6 +265,23 @@ def _route_pack_calls(n: int) -> Callable[[], dict[str, Callable[[], Any]]]:
     return make
 
 
+def _document_pack_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    """``packb`` of a document by every library of ``LIBRARIES`` (and ``walk`` with the
+    walk-probe build), for ``profile_pair.py``."""
+
+    def make() -> dict[str, Callable[[], Any]]:
+        obj = _document(name)()
+        calls: dict[str, Callable[[], Any]] = {
+            library: functools.partial(pack, obj)
+            for library, (pack, _) in _libraries().items()
+            if library != "noop"
+        }
+        calls["noop"] = functools.partial(len, b"")
+        return calls
+
+    return make
+
+
 def _bins_calls() -> dict[str, Callable[[], Any]]:
     import test_zero_copy as z
 
@@ -308,6 +325,7 @@ CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
         for v in ("messages", "documents", "records")
     },
     **{f"route-pack-calls-{n}": _route_pack_calls(n) for n in (1, 100, 1000, 10000, 100000)},
+    **{f"{d}-pack-calls": _document_pack_calls(d) for d in ("github", "twitter", "canada")},
     "bins-memoryview-1MiB": _bins_calls,
     **{
         f"dask-serialize-{n}": _dask_serialize_calls(n) for n in ("float64-1000000", "route-100000")
