@@ -56,6 +56,10 @@ packing, and dropped): the reading of the Python objects alone. It needs a build
         .venv/bin/python scripts/profile_row.py route-pack-1000 walk 300 --callgrind
 
 ``fastmsgpack-packer`` packs with one ``Packer``, whose output starts at the size of its last one.
+
+``slices`` (``stream-pack-join-100k``) makes the row's 100,000 ``bytes`` objects by CPython alone,
+as slices of the packed stream, keeps them in a list and joins them: the part of the row that is
+not packing (``_joined_slices``).
 """
 
 from __future__ import annotations
