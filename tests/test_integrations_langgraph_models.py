@@ -67,17 +67,22 @@ class Nested(pydantic.BaseModel):
     anything: Any = None
 
 
+class Numbers(pydantic.RootModel[list[int]]):
+    """A root model: its dump is the list, not a dict."""
+
+
 WHEN = datetime.datetime(2026, 3, 4, 5, 6, 7, tzinfo=datetime.timezone.utc)
 MODELS: dict[str, Any] = {
     "aliased": Aliased(userName="ada"),
     "shaped": Shaped(when=WHEN),
     "extra": Extra.model_validate({"name": "n", "more": [1, 2], "when": WHEN}),
     "whole": Whole(a=1),
+    "root": Numbers([1, 2]),
     "own": Own(a=2),
     "nested": Nested(inner=Shaped(when=WHEN), items=[Aliased(userName="b")], anything=Whole(a=3)),
     "in a dict": {"models": [Aliased(userName="c"), Own(a=4)], "at": WHEN},
 }
-ALLOWED = [Aliased, Shaped, Extra, Whole, Own, Nested]
+ALLOWED = [Aliased, Shaped, Extra, Whole, Own, Nested, Numbers]
 
 
 @pytest.mark.parametrize("name", list(MODELS))
