@@ -26,18 +26,13 @@ static ESCAPE: [u8; 256] = {
 /// Writes `"` + the escaped text + `end`'s first `end_len` bytes (the closing quote and the
 /// separator that follows the string).
 ///
-/// A string with nothing to escape (the usual case) is copied in one pass, without a loop over
-/// its bytes: a string of 16 bytes or more as 16-byte blocks, the last block being its last 16
-/// bytes stored over the copies of those already written, so that a tail of any length takes
-/// one load, one check and one store; a shorter one as two overlapping loads (8 to 15 bytes, 4
-/// to 7) or as its first, middle and last byte (1 to 3). These length classes, not a loop's
-/// exit, decide the branches: a loop over the last bytes was mispredicted on strings of varied
-/// lengths.
-///
-/// A string with an escape goes on from the first block where one was found, in a pass over
-/// 16-byte blocks: each block is stored whole and the output advanced past its bytes that need
-/// no escaping; an escape is then written and the scan goes on after it. The last 1 to 15 bytes
-/// are checked as one block of two overlapping loads and, when clean, stored the same way.
+/// One pass over 16-byte blocks: each block is stored whole and the output advanced past its
+/// bytes that need no escaping; an escape is then written and the scan goes on after it. The
+/// last 1 to 15 bytes of a string of 16 or more are read as the string's last 16 bytes, which
+/// overlap bytes already copied: the block is stored over their copies, so the tail takes one
+/// load, one check and one store whatever its length. A shorter string (or a tail right after
+/// an escape) is checked as one block of two overlapping loads, or as its first, middle and
+/// last byte when it has 1 to 3, and, when clean (the usual case), stored the same way.
 #[inline(always)]
 pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) -> Res {
     let n = utf8.len();
@@ -45,153 +40,115 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
     // The opening quote, the text, slack for storing a whole block or the end.
     out.reserve(n + 1 + 16)?;
     // SAFETY: reads stay within `utf8` (`i + 16 <= n` for blocks, `16 <= n` for the last 16
-    // bytes, `i + k <= n` for the tail's `k`-byte loads, `i + rest / 2 < n` for the middle
-    // byte). `dst` stays within the room reserved since `start`: the text left plus 17, so a
-    // whole block can be stored wherever text is left, and the 4-byte end after the text. The
-    // last 16 bytes of a string without escapes are stored `16 - rest` bytes before `dst`, at
-    // `start + 1 + n - 16` or after: within the copy of the text. An escape, which writes more
-    // than it reads, commits what was written and reserves again before writing.
+    // bytes, `i + k <= n` for the tail's `k`-byte loads). `dst` stays within the room reserved
+    // since `start`: the text left plus 17, so a whole block can be stored wherever text is
+    // left, and the 4-byte end after the text. The last 16 bytes are stored from `16 - rest`
+    // bytes before `dst`, which is at or after `start + 1`: those bytes were copied from the
+    // source since the last escape (`n >= verbatim_from + 16`), after `start` (the opening
+    // quote or the escape's code). An escape, which writes more than it reads, commits what
+    // was written and reserves again before writing.
     unsafe {
         let mut start = out.tail();
         let mut dst = start;
         *dst = b'"';
         dst = dst.add(1);
         let mut i = 0;
-        // Whether the text was copied whole, with nothing to escape; else `i` and `dst` are
-        // where the escaping pass starts.
-        let copied = 'fast: {
-            if n >= 16 {
-                while i + 16 <= n {
-                    let block = src.add(i).cast::<[u8; 16]>().read_unaligned();
-                    dst.cast::<[u8; 16]>().write_unaligned(block);
-                    let mask = escape_mask16(&block);
-                    if mask != 0 {
-                        let clean = mask.trailing_zeros() as usize;
-                        dst = dst.add(clean);
-                        i += clean;
-                        break 'fast false;
-                    }
-                    dst = dst.add(16);
-                    i += 16;
+        // Where the bytes copied as they are since the last escape (or the start) begin in the
+        // source: from there to `i`, the output holds the source's bytes one for one.
+        let mut verbatim_from = 0;
+        loop {
+            while i + 16 <= n {
+                let block = src.add(i).cast::<[u8; 16]>().read_unaligned();
+                dst.cast::<[u8; 16]>().write_unaligned(block);
+                let mask = escape_mask16(&block);
+                if mask != 0 {
+                    let clean = mask.trailing_zeros() as usize;
+                    dst = dst.add(clean);
+                    i += clean;
+                    break;
                 }
-                let rest = n - i;
-                if rest == 0 {
-                    break 'fast true;
-                }
-                // The last 16 bytes: their first `16 - rest` were copied just before `dst`,
-                // so the block is stored over them, and their escape bits shifted out.
-                let back = 16 - rest;
-                let block = src.add(n - 16).cast::<[u8; 16]>().read_unaligned();
-                dst.sub(back).cast::<[u8; 16]>().write_unaligned(block);
-                let mask = escape_mask16(&block) >> back;
-                if mask == 0 {
-                    dst = dst.add(rest);
-                    break 'fast true;
-                }
-                let clean = mask.trailing_zeros() as usize;
-                dst = dst.add(clean);
-                i += clean;
-                break 'fast false;
+                dst = dst.add(16);
+                i += 16;
             }
-            if n >= 8 {
-                let head = src.cast::<[u8; 8]>().read_unaligned();
-                let tail = src.add(n - 8).cast::<[u8; 8]>().read_unaligned();
-                if escape_mask_halves(head, tail) == 0 {
-                    dst.cast::<[u8; 8]>().write_unaligned(head);
-                    dst.add(n - 8).cast::<[u8; 8]>().write_unaligned(tail);
-                    dst = dst.add(n);
-                    break 'fast true;
-                }
-            } else if n >= 4 {
-                let head = src.cast::<[u8; 4]>().read_unaligned();
-                let tail = src.add(n - 4).cast::<[u8; 4]>().read_unaligned();
-                let pad = [b' '; 4];
-                if escape_mask_halves(concat4(head, tail), concat4(pad, pad)) == 0 {
-                    dst.cast::<[u8; 4]>().write_unaligned(head);
-                    dst.add(n - 4).cast::<[u8; 4]>().write_unaligned(tail);
-                    dst = dst.add(n);
-                    break 'fast true;
-                }
-            } else if n > 0 {
-                // The first, middle and last byte (the same byte more than once when fewer).
-                let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
-                if ESCAPE[a as usize] | ESCAPE[b as usize] | ESCAPE[c as usize] == 0 {
-                    *dst = a;
-                    *dst.add(n / 2) = b;
-                    *dst.add(n - 1) = c;
-                    dst = dst.add(n);
-                    break 'fast true;
-                }
-            } else {
-                break 'fast true;
+            let rest = n - i;
+            if rest == 0 {
+                break;
             }
-            false
-        };
-        if !copied {
-            loop {
-                while i + 16 <= n {
-                    let block = src.add(i).cast::<[u8; 16]>().read_unaligned();
-                    dst.cast::<[u8; 16]>().write_unaligned(block);
-                    let mask = escape_mask16(&block);
-                    if mask != 0 {
-                        let clean = mask.trailing_zeros() as usize;
-                        dst = dst.add(clean);
-                        i += clean;
+            if rest < 16 {
+                if n >= verbatim_from + 16 {
+                    // The last 16 bytes: the first `16 - rest` were copied as they are just
+                    // before `dst`, so storing the block `16 - rest` bytes back rewrites them
+                    // unchanged. Their escape bits are shifted out.
+                    let back = 16 - rest;
+                    let block = src.add(n - 16).cast::<[u8; 16]>().read_unaligned();
+                    dst.sub(back).cast::<[u8; 16]>().write_unaligned(block);
+                    let mask = escape_mask16(&block) >> back;
+                    if mask == 0 {
+                        dst = dst.add(rest);
                         break;
                     }
-                    dst = dst.add(16);
-                    i += 16;
-                }
-                let rest = n - i;
-                if rest < 16 {
-                    if rest >= 8 {
-                        let head = src.add(i).cast::<[u8; 8]>().read_unaligned();
-                        let tail = src.add(n - 8).cast::<[u8; 8]>().read_unaligned();
-                        if escape_mask_halves(head, tail) == 0 {
-                            dst.cast::<[u8; 8]>().write_unaligned(head);
-                            dst.add(rest - 8).cast::<[u8; 8]>().write_unaligned(tail);
-                            dst = dst.add(rest);
-                            break;
-                        }
-                    } else if rest >= 4 {
-                        let head = src.add(i).cast::<[u8; 4]>().read_unaligned();
-                        let tail = src.add(n - 4).cast::<[u8; 4]>().read_unaligned();
-                        let pad = [b' '; 4];
-                        let halves = (concat4(head, tail), concat4(pad, pad));
-                        if escape_mask_halves(halves.0, halves.1) == 0 {
-                            dst.cast::<[u8; 4]>().write_unaligned(head);
-                            dst.add(rest - 4).cast::<[u8; 4]>().write_unaligned(tail);
-                            dst = dst.add(rest);
-                            break;
-                        }
-                    }
-                    // A short tail, or one with an escape: byte by byte up to the escape.
-                    while i < n && ESCAPE[*src.add(i) as usize] == 0 {
-                        *dst = *src.add(i);
-                        dst = dst.add(1);
-                        i += 1;
-                    }
-                    if i == n {
+                    let clean = mask.trailing_zeros() as usize;
+                    dst = dst.add(clean);
+                    i += clean;
+                } else if rest >= 8 {
+                    let head = src.add(i).cast::<[u8; 8]>().read_unaligned();
+                    let tail = src.add(n - 8).cast::<[u8; 8]>().read_unaligned();
+                    if escape_mask_halves(head, tail) == 0 {
+                        dst.cast::<[u8; 8]>().write_unaligned(head);
+                        dst.add(rest - 8).cast::<[u8; 8]>().write_unaligned(tail);
+                        dst = dst.add(rest);
                         break;
                     }
-                }
-                let b = *src.add(i);
-                out.advance(dst.offset_from(start) as usize);
-                out.reserve(6 + (n - i) + 16)?;
-                start = out.tail();
-                dst = start;
-                let esc = ESCAPE[b as usize];
-                let code: [u8; 8] = if esc == b'u' {
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    let (hi, lo) = (HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]);
-                    [b'\\', b'u', b'0', b'0', hi, lo, 0, 0]
+                } else if rest >= 4 {
+                    let head = src.add(i).cast::<[u8; 4]>().read_unaligned();
+                    let tail = src.add(n - 4).cast::<[u8; 4]>().read_unaligned();
+                    let pad = [b' '; 4];
+                    let halves = (concat4(head, tail), concat4(pad, pad));
+                    if escape_mask_halves(halves.0, halves.1) == 0 {
+                        dst.cast::<[u8; 4]>().write_unaligned(head);
+                        dst.add(rest - 4).cast::<[u8; 4]>().write_unaligned(tail);
+                        dst = dst.add(rest);
+                        break;
+                    }
                 } else {
-                    [b'\\', esc, 0, 0, 0, 0, 0, 0]
-                };
-                dst.cast::<[u8; 8]>().write_unaligned(code);
-                dst = dst.add(if esc == b'u' { 6 } else { 2 });
-                i += 1;
+                    // 1 to 3 bytes: the first, middle and last (the same byte more than once
+                    // when fewer), checked and stored without a loop.
+                    let (a, b, c) = (*src.add(i), *src.add(i + rest / 2), *src.add(n - 1));
+                    if ESCAPE[a as usize] | ESCAPE[b as usize] | ESCAPE[c as usize] == 0 {
+                        *dst = a;
+                        *dst.add(rest / 2) = b;
+                        *dst.add(rest - 1) = c;
+                        dst = dst.add(rest);
+                        break;
+                    }
+                }
+                // A short tail with an escape: byte by byte up to it.
+                while i < n && ESCAPE[*src.add(i) as usize] == 0 {
+                    *dst = *src.add(i);
+                    dst = dst.add(1);
+                    i += 1;
+                }
+                if i == n {
+                    break;
+                }
             }
+            let b = *src.add(i);
+            out.advance(dst.offset_from(start) as usize);
+            out.reserve(6 + (n - i) + 16)?;
+            start = out.tail();
+            dst = start;
+            let esc = ESCAPE[b as usize];
+            let code: [u8; 8] = if esc == b'u' {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let (hi, lo) = (HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]);
+                [b'\\', b'u', b'0', b'0', hi, lo, 0, 0]
+            } else {
+                [b'\\', esc, 0, 0, 0, 0, 0, 0]
+            };
+            dst.cast::<[u8; 8]>().write_unaligned(code);
+            dst = dst.add(if esc == b'u' { 6 } else { 2 });
+            i += 1;
+            verbatim_from = i;
         }
         dst.cast::<[u8; 4]>().write_unaligned(*end);
         dst = dst.add(end_len);
