@@ -28,34 +28,25 @@ static ESCAPE: [u8; 256] = {
 ///
 /// One pass over 16-byte blocks: each block is stored whole and the output advanced past its
 /// bytes that need no escaping; an escape is then written and the scan goes on after it. The
-/// last 1 to 15 bytes of a string of 16 or more are read as the string's last 16 bytes, which
-/// overlap bytes already copied: the block is stored over their copies, so the tail takes one
-/// load, one check and one store whatever its length. A shorter string (or a tail right after
-/// an escape) is checked as one block of two overlapping loads, or as its first, middle and
-/// last byte when it has 1 to 3, and, when clean (the usual case), stored the same way.
+/// last 4 to 15 bytes are checked as one block of two overlapping loads, and the last 1 to 3 as
+/// their first, middle and last byte, and, when clean (the usual case), stored the same way.
 #[inline(always)]
 pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) -> Res {
     let n = utf8.len();
     let src = utf8.as_ptr();
     // The opening quote, the text, slack for storing a whole block or the end.
     out.reserve(n + 1 + 16)?;
-    // SAFETY: reads stay within `utf8` (`i + 16 <= n` for blocks, `16 <= n` for the last 16
-    // bytes, `i + k <= n` for the tail's `k`-byte loads). `dst` stays within the room reserved
-    // since `start`: the text left plus 17, so a whole block can be stored wherever text is
-    // left, and the 4-byte end after the text. The last 16 bytes are stored from `16 - rest`
-    // bytes before `dst`, which is at or after `start + 1`: those bytes were copied from the
-    // source since the last escape (`n >= verbatim_from + 16`), after `start` (the opening
-    // quote or the escape's code). An escape, which writes more than it reads, commits what
-    // was written and reserves again before writing.
+    // SAFETY: reads stay within `utf8` (`i + 16 <= n` for blocks, `i + k <= n` for the tail's
+    // `k`-byte loads, `i + rest / 2 < n` for its middle byte). `dst` stays within the room reserved since `start`: the text left plus
+    // 17, so a whole block can be stored wherever text is left, and the 4-byte end after the
+    // text. An escape, which writes more than it reads, commits what was written and reserves
+    // again before writing.
     unsafe {
         let mut start = out.tail();
         let mut dst = start;
         *dst = b'"';
         dst = dst.add(1);
         let mut i = 0;
-        // Where the bytes copied as they are since the last escape (or the start) begin in the
-        // source: from there to `i`, the output holds the source's bytes one for one.
-        let mut verbatim_from = 0;
         loop {
             while i + 16 <= n {
                 let block = src.add(i).cast::<[u8; 16]>().read_unaligned();
@@ -71,26 +62,8 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
                 i += 16;
             }
             let rest = n - i;
-            if rest == 0 {
-                break;
-            }
             if rest < 16 {
-                if n >= verbatim_from + 16 {
-                    // The last 16 bytes: the first `16 - rest` were copied as they are just
-                    // before `dst`, so storing the block `16 - rest` bytes back rewrites them
-                    // unchanged. Their escape bits are shifted out.
-                    let back = 16 - rest;
-                    let block = src.add(n - 16).cast::<[u8; 16]>().read_unaligned();
-                    dst.sub(back).cast::<[u8; 16]>().write_unaligned(block);
-                    let mask = escape_mask16(&block) >> back;
-                    if mask == 0 {
-                        dst = dst.add(rest);
-                        break;
-                    }
-                    let clean = mask.trailing_zeros() as usize;
-                    dst = dst.add(clean);
-                    i += clean;
-                } else if rest >= 8 {
+                if rest >= 8 {
                     let head = src.add(i).cast::<[u8; 8]>().read_unaligned();
                     let tail = src.add(n - 8).cast::<[u8; 8]>().read_unaligned();
                     if escape_mask_halves(head, tail) == 0 {
@@ -110,9 +83,10 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
                         dst = dst.add(rest);
                         break;
                     }
-                } else {
+                } else if rest > 0 {
                     // 1 to 3 bytes: the first, middle and last (the same byte more than once
-                    // when fewer), checked and stored without a loop.
+                    // when fewer), checked and stored without a loop, whose exit was
+                    // mispredicted on strings of varied lengths.
                     let (a, b, c) = (*src.add(i), *src.add(i + rest / 2), *src.add(n - 1));
                     if ESCAPE[a as usize] | ESCAPE[b as usize] | ESCAPE[c as usize] == 0 {
                         *dst = a;
@@ -122,7 +96,7 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
                         break;
                     }
                 }
-                // A short tail with an escape: byte by byte up to it.
+                // A tail with an escape (or none left): byte by byte up to the escape.
                 while i < n && ESCAPE[*src.add(i) as usize] == 0 {
                     *dst = *src.add(i);
                     dst = dst.add(1);
@@ -148,7 +122,6 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
             dst.cast::<[u8; 8]>().write_unaligned(code);
             dst = dst.add(if esc == b'u' { 6 } else { 2 });
             i += 1;
-            verbatim_from = i;
         }
         dst.cast::<[u8; 4]>().write_unaligned(*end);
         dst = dst.add(end_len);
