@@ -7,7 +7,6 @@ the loader treats as a build of its own (its own module state), as it does REV's
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -16,6 +15,8 @@ import sys
 import textwrap
 from collections import defaultdict
 from pathlib import Path
+
+from _free_threaded import is_left_out
 
 import fastmsgpack._fastmsgpack
 
@@ -41,7 +42,8 @@ WITHOUT_BEFORE = {
 
 # The modules this test collects: decode and encode benchmarks that need only the test group's
 # pins (the route, view and vocabulary ones need protobuf and the JSON libraries of the bench
-# group); with orjson (not on free-threaded builds), those that compare against it too.
+# group); with orjson (not on free-threaded builds, where the test run stands in for it), those
+# that compare against it too.
 MODULES = ["test_compat.py", "test_exact.py", "test_numpy.py", "test_rich.py", "test_typed.py"]
 WITH_ORJSON = ["test_fixtures.py", "test_json.py", "test_small.py"]
 
@@ -60,7 +62,7 @@ def baseline_env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_every_fastmsgpack_benchmark_has_a_before_column(tmp_path: Path) -> None:
-    modules = MODULES + (WITH_ORJSON if importlib.util.find_spec("orjson") else [])
+    modules = MODULES + ([] if is_left_out("orjson") else WITH_ORJSON)
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
         + [f"benchmarks/{m}" for m in modules],
