@@ -15,7 +15,9 @@ It is a ``JsonPlusSerializer``: its constructor takes the same arguments, and wh
 on loading is decided by the same allowlists (``allowed_msgpack_modules``,
 ``LANGGRAPH_STRICT_MSGPACK``). It is faster because the common types of a checkpoint are packed
 by fastmsgpack, each found by its exact class in a table rather than by a chain of checks, and
-the rest is handed to LangGraph's own code. Install ``fastmsgpack[langgraph]``.
+the rest is handed to LangGraph's own code. A pydantic model is dumped as LangGraph dumps it,
+by ``model_dump()``; for a class that keeps pydantic's own ``model_dump``, the same dict is
+asked of the model's serializer directly. Install ``fastmsgpack[langgraph]``.
 """
 
 from __future__ import annotations
@@ -69,10 +71,6 @@ _METHOD_SINGLE_ARG = 3
 _PYDANTIC_V2 = 5
 
 
-def _enc(obj: Any) -> bytes:
-    return packb(obj, _default, _PACK)
-
-
 # What fastmsgpack packs by itself (as arrays and strings) but LangGraph packs as extensions.
 _OTHERWISE = (set, frozenset, decimal.Decimal)
 
@@ -105,40 +103,88 @@ def _holds_otherwise(obj: Any) -> bool:
 def _datetime(obj: datetime.datetime) -> Ext:
     name = type(obj)
     payload = (name.__module__, name.__name__, obj.isoformat(), "fromisoformat")
-    return Ext(_METHOD_SINGLE_ARG, _enc(payload))
+    return Ext(_METHOD_SINGLE_ARG, packb(payload, _default, _PACK))
 
 
 def _date(obj: datetime.date) -> Ext:
     name = type(obj)
-    return Ext(_POS_ARGS, _enc((name.__module__, name.__name__, (obj.year, obj.month, obj.day))))
+    payload = (name.__module__, name.__name__, (obj.year, obj.month, obj.day))
+    return Ext(_POS_ARGS, packb(payload, _default, _PACK))
 
 
 def _timedelta(obj: datetime.timedelta) -> Ext:
     name = type(obj)
     args = (obj.days, obj.seconds, obj.microseconds)
-    return Ext(_POS_ARGS, _enc((name.__module__, name.__name__, args)))
+    return Ext(_POS_ARGS, packb((name.__module__, name.__name__, args), _default, _PACK))
 
 
 def _uuid(obj: uuid.UUID) -> Ext:
     name = type(obj)
-    return Ext(_SINGLE_ARG, _enc((name.__module__, name.__name__, obj.hex)))
+    return Ext(_SINGLE_ARG, packb((name.__module__, name.__name__, obj.hex), _default, _PACK))
 
 
 def _enum(obj: enum.Enum) -> Ext:
     name = type(obj)
-    return Ext(_SINGLE_ARG, _enc((name.__module__, name.__name__, obj.value)))
+    return Ext(_SINGLE_ARG, packb((name.__module__, name.__name__, obj.value), _default, _PACK))
 
 
 def _pydantic(obj: Any) -> Ext:
     name = type(obj)
     payload = (name.__module__, name.__name__, obj.model_dump(), "model_validate_json")
-    return Ext(_PYDANTIC_V2, _enc(payload))
+    return Ext(_PYDANTIC_V2, packb(payload, _default, _PACK))
+
+
+def _pydantic_serializer(obj: Any) -> Ext:
+    """``_pydantic`` for a model whose ``model_dump`` is pydantic's own (``_MODEL_DUMP``): the
+    same dict, asked of the model's serializer directly with the arguments ``model_dump`` would
+    give it. ``model_dump`` is a Python function that passes fourteen keyword arguments on, which
+    costs more than the dict of a small model."""
+    name = type(obj)
+    fields = obj.__pydantic_serializer__.to_python(obj, mode="python", warnings=True)
+    payload = (name.__module__, name.__name__, fields, "model_validate_json")
+    return Ext(_PYDANTIC_V2, packb(payload, _default, _PACK))
+
+
+def _plain_model_dump() -> Any:
+    """pydantic's ``BaseModel.model_dump`` if ``_pydantic_serializer`` gives the same dict: all
+    it does is hand its keyword arguments to ``self.__pydantic_serializer__.to_python`` (the only
+    names its code reads), and those arguments' defaults are ``mode="python"``,
+    ``warnings=True`` (passed by ``_pydantic_serializer``) and, for the others, ``to_python``'s
+    own defaults, as its signature shows them. None otherwise: models are then dumped by calling
+    their ``model_dump``."""
+    try:
+        import inspect
+
+        import pydantic
+        import pydantic_core
+
+        dump = pydantic.BaseModel.model_dump
+        if dump.__code__.co_names != ("__pydantic_serializer__", "to_python"):
+            return None
+        target = inspect.signature(pydantic_core.SchemaSerializer.to_python).parameters
+        passed = {"mode": "python", "warnings": True}
+        params = list(inspect.signature(dump).parameters.values())[1:]
+        if not passed.keys() <= {p.name for p in params}:
+            return None
+        for p in params:
+            if p.kind is not p.KEYWORD_ONLY or p.name not in target:
+                return None
+            expected = passed[p.name] if p.name in passed else target[p.name].default
+            if type(p.default) is not type(expected) or p.default != expected:
+                return None
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return None
+    return dump
+
+
+# Found once, at import: LangGraph's serializer has imported pydantic already.
+_MODEL_DUMP = _plain_model_dump()
 
 
 def _dataclass(obj: Any) -> Ext:
     name = type(obj)
     fields = {field.name: getattr(obj, field.name) for field in dataclasses.fields(obj)}
-    return Ext(_KW_ARGS, _enc((name.__module__, name.__name__, fields)))
+    return Ext(_KW_ARGS, packb((name.__module__, name.__name__, fields), _default, _PACK))
 
 
 def _langgraph(obj: Any) -> Any:
@@ -168,6 +214,8 @@ def _handler(obj: Any) -> Callable[[Any], Any]:
     if isinstance(snapshot, type) and isinstance(obj, snapshot):
         return _langgraph
     if callable(getattr(obj, "model_dump", None)):
+        if _MODEL_DUMP is not None and getattr(type(obj), "model_dump", None) is _MODEL_DUMP:
+            return _pydantic_serializer
         return _pydantic
     if isinstance(obj, enum.Enum) and not _checked_before_enums(obj):
         return _enum
@@ -220,7 +268,7 @@ class FastmsgpackSerializer(JsonPlusSerializer):
         try:
             if self.exact_sets and _holds_otherwise(obj):
                 return "msgpack", bytes(jsonplus._msgpack_enc(obj))
-            return "msgpack", _enc(obj)
+            return "msgpack", packb(obj, _default, _PACK)
         except MsgpackEncodeError:
             if self.pickle_fallback:
                 import pickle
