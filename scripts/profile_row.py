@@ -243,6 +243,33 @@ def _json_dumps_calls(name: str) -> Callable[[], dict[str, Callable[[], Any]]]:
     return make
 
 
+def _json_lists() -> dict[str, Callable[[], Any]]:
+    """16,000-item lists of one kind of value each, for ``json-dumps-list-<kind>``: strings of
+    1-3 bytes, of 30-49 bytes, non-ASCII strings of 13 or 26 bytes of UTF-8, and empty lists
+    (lengths drawn from a seeded generator)."""
+    import random
+
+    rng = random.Random(1)
+    return {
+        "short-str": lambda: ["abc"[: rng.randrange(1, 4)] + "" for _ in range(16000)],
+        "str-30-49": lambda: ["y" * rng.randrange(30, 50) for _ in range(16000)],
+        "non-ascii-str": lambda: [
+            "caf\u00e9 na\u00efve " * rng.randrange(1, 3) for _ in range(16000)
+        ],
+        "empty-list": lambda: [[] for _ in range(16000)],
+    }
+
+
+def _json_list_calls(kind: str) -> Callable[[], dict[str, Callable[[], Any]]]:
+    def make() -> dict[str, Callable[[], Any]]:
+        import test_json
+
+        value = _json_lists()[kind]()
+        return {lib: functools.partial(dumps, value) for lib, dumps in test_json.DUMPS.items()}
+
+    return make
+
+
 def _model_dumps(value: Any) -> None:
     if isinstance(value, (list, tuple)):
         for item in value:
@@ -343,6 +370,10 @@ CALLS: dict[str, Callable[[], dict[str, Callable[[], Any]]]] = {
     "numpy-raw-float64-pack": _numpy_calls("float64", "RAW_PACK"),
     **{f"json-dumps-{d}": _json_dumps_calls(d) for d in ("github", "twitter", "canada")},
     "json-dumps-citm_catalog": _json_dumps_calls("citm_catalog"),
+    **{
+        f"json-dumps-list-{k}": _json_list_calls(k)
+        for k in ("short-str", "str-30-49", "non-ascii-str", "empty-list")
+    },
     **{
         f"langgraph-dumps-{v}": _langgraph_dumps_calls(v)
         for v in ("messages", "documents", "records")

@@ -28,8 +28,8 @@ static ESCAPE: [u8; 256] = {
 ///
 /// One pass over 16-byte blocks: each block is stored whole and the output advanced past its
 /// bytes that need no escaping; an escape is then written and the scan goes on after it. The
-/// last 1 to 15 bytes are checked as one block of two overlapping loads and, when clean (the
-/// usual case), stored the same way.
+/// last 4 to 15 bytes are checked as one block of two overlapping loads, and the last 1 to 3 as
+/// their first, middle and last byte, and, when clean (the usual case), stored the same way.
 #[inline(always)]
 pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) -> Res {
     let n = utf8.len();
@@ -37,7 +37,7 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
     // The opening quote, the text, slack for storing a whole block or the end.
     out.reserve(n + 1 + 16)?;
     // SAFETY: reads stay within `utf8` (`i + 16 <= n` for blocks, `i + k <= n` for the tail's
-    // `k`-byte loads). `dst` stays within the room reserved since `start`: the text left plus
+    // `k`-byte loads, `i + rest / 2 < n` for its middle byte). `dst` stays within the room reserved since `start`: the text left plus
     // 17, so a whole block can be stored wherever text is left, and the 4-byte end after the
     // text. An escape, which writes more than it reads, commits what was written and reserves
     // again before writing.
@@ -83,8 +83,20 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
                         dst = dst.add(rest);
                         break;
                     }
+                } else if rest > 0 {
+                    // 1 to 3 bytes: the first, middle and last (the same byte more than once
+                    // when fewer), checked and stored without a loop, whose exit was
+                    // mispredicted on strings of varied lengths.
+                    let (a, b, c) = (*src.add(i), *src.add(i + rest / 2), *src.add(n - 1));
+                    if ESCAPE[a as usize] | ESCAPE[b as usize] | ESCAPE[c as usize] == 0 {
+                        *dst = a;
+                        *dst.add(rest / 2) = b;
+                        *dst.add(rest - 1) = c;
+                        dst = dst.add(rest);
+                        break;
+                    }
                 }
-                // A short tail, or one with an escape: byte by byte up to the escape.
+                // A tail with an escape (or none left): byte by byte up to the escape.
                 while i < n && ESCAPE[*src.add(i) as usize] == 0 {
                     *dst = *src.add(i);
                     dst = dst.add(1);

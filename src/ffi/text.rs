@@ -8,7 +8,9 @@ use super::{Obj, Owned};
 /// a lone surrogate (a Python `UnicodeEncodeError` is then set).
 ///
 /// For ASCII strings this reads the object's own storage; otherwise CPython builds and caches the
-/// UTF-8 form on the object, so the slice lives as long as the string does.
+/// UTF-8 form on the object, so the slice lives as long as the string does. A form already
+/// cached is read without a call into CPython ([`str_utf8_ready`]): a str written again (a
+/// document serialized more than once) costs no call.
 ///
 /// # Safety
 /// `obj` is a live `str` instance, the GIL is held, and the slice is not used after `obj` dies.
@@ -18,7 +20,7 @@ pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
     // slice of the object's own storage or of its cached UTF-8 form, which live as long as `obj`,
     // and the slice is not used after `obj` dies (the precondition too).
     unsafe {
-        match compact_ascii(obj) {
+        match str_utf8_ready(obj) {
             Some(utf8) => Some(utf8),
             None => str_utf8_slow(obj),
         }

@@ -5,7 +5,9 @@ use crate::ffi::{self, Ref};
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, per_type, Ctx};
 
-/// A `list` (or subclass) as an array. Lists of up to two items are written by
+/// A `list` (or subclass) as an array. An empty list is written here, inline in the caller's
+/// loop, as an empty dict is: documents hold many (a field with no items), and two calls out of
+/// line took more time than writing it. Lists of one or two items are written by
 /// [`write_short`], longer ones by [`write_list`], both out of line.
 ///
 /// # Safety
@@ -15,7 +17,13 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     // SAFETY: `obj` is a live list and the GIL is held (this function's precondition), so its size
     // can be read and the writers below get what they need.
     unsafe {
-        if ffi::var_size(obj.as_ptr()) <= 2 {
+        let len = ffi::var_size(obj.as_ptr());
+        if len == 0 {
+            // Nothing to hold or walk, but it still counts toward the nesting limit.
+            st.enter_container()?;
+            return e.array_empty();
+        }
+        if len <= 2 {
             write_short(obj, st, cx, e)
         } else {
             write_list(obj, st, cx, e)
@@ -23,13 +31,13 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     }
 }
 
-/// A list of at most two items: an empty one, a pair of floats (a point, a range), or else the
-/// general walk. Every case is a tail call, so this function saves no registers: what it adds
-/// to the other short lists is its checks, 0.4-0.8 ns per list (packing 1000 pairs of ints:
-/// 9.6 us against 8.8 us), where a pair of floats takes 3.8 ns less (5.3 us against 9.1 us).
+/// A list of one or two items: a pair of floats (a point, a range), or else the general walk.
+/// Every case is a tail call, so this function saves no registers: what it adds to the other
+/// short lists is its checks, 0.4-0.8 ns per list (packing 1000 pairs of ints: 9.6 us against
+/// 8.8 us), where a pair of floats takes 3.8 ns less (5.3 us against 9.1 us).
 ///
 /// # Safety
-/// `obj` is a live list of at most two items; the GIL is held.
+/// `obj` is a live list of one or two items; the GIL is held.
 #[inline(never)]
 unsafe fn write_short<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live list (this function's precondition), so its size can be read.
@@ -39,19 +47,10 @@ unsafe fn write_short<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) 
         if let Some((a, b)) = unsafe { ffi::float_pair(obj.as_ptr()) } {
             return write_float_pair(a, b, st, e);
         }
-    } else if len == 0 {
-        return write_empty(st, e);
     }
     // SAFETY: `obj` is a live list and the GIL is held (this function's precondition), as
     // `write_list` needs.
     unsafe { write_list(obj, st, cx, e) }
-}
-
-/// An empty list: nothing to hold or walk, but it still counts toward the nesting limit.
-#[inline(never)]
-fn write_empty<E: Emitter>(st: State, e: &mut E) -> Res {
-    st.enter_container()?;
-    e.array_empty()
 }
 
 /// A list of exactly two floats (a point, a range), by their values: written without holding
