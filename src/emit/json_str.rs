@@ -37,10 +37,10 @@ pub fn write(out: &mut BytesWriter, utf8: &[u8], end: &[u8; 4], end_len: usize) 
     // The opening quote, the text, slack for storing a whole block or the end.
     out.reserve(n + 1 + 16)?;
     // SAFETY: reads stay within `utf8` (`i + 16 <= n` for blocks, `i + k <= n` for the tail's
-    // `k`-byte loads, `i + rest / 2 < n` for its middle byte). `dst` stays within the room reserved since `start`: the text left plus
-    // 17, so a whole block can be stored wherever text is left, and the 4-byte end after the
-    // text. An escape, which writes more than it reads, commits what was written and reserves
-    // again before writing.
+    // `k`-byte loads, `i + rest / 2 < n` for its middle byte). `dst` stays within the room
+    // reserved since `start`: the text left plus 17, so a whole block can be stored wherever text
+    // is left, and the 4-byte end after the text. An escape, which writes more than it reads,
+    // commits what was written and reserves again before writing.
     unsafe {
         let mut start = out.tail();
         let mut dst = start;
