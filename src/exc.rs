@@ -17,8 +17,9 @@ create_exception!(
     "Input is not valid MessagePack, or a value could not be built from it. Subclass of ValueError."
 );
 
+// Named after the module that exports it, so that the name a traceback shows is importable.
 create_exception!(
-    fastmsgpack,
+    fastmsgpack.json,
     JSONEncodeError,
     MsgpackEncodeError,
     "An object could not be written as JSON. Subclass of MsgpackEncodeError (and so of TypeError)."

@@ -42,7 +42,6 @@ impl<E: Emitter> JsonCompat<E> {
 
 impl<E: Emitter> Emitter for JsonCompat<E> {
     const STRINGIFIES_KEYS: bool = true;
-    const JSON_TYPES: bool = true;
 
     fn nil(&mut self) -> Res {
         if self.in_key {

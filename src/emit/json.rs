@@ -167,7 +167,6 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
 impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
     const STRINGIFIES_KEYS: bool = true;
     const JSON_TEXT: bool = true;
-    const JSON_TYPES: bool = true;
 
     #[inline(always)]
     fn nil(&mut self) -> Res {
