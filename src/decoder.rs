@@ -35,13 +35,10 @@ impl Decoder {
         option: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Decoder> {
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Decoder")?;
+        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
+        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
         let dec_hook = dec_hook.filter(|h| !h.is_none());
         let ext_hook = ext_hook.filter(|h| !h.is_none());
-        if let Some(hook) = &ext_hook {
-            if !hook.is_callable() {
-                return Err(PyTypeError::new_err("ext_hook must be callable"));
-            }
-        }
         // Worked out and checked now (an unsupported type, a missing dec_hook), not at the
         // first call.
         let plan = Typed::plan(py, &r#type)?;

@@ -76,6 +76,8 @@ unsafe fn packb_fast(
     let default = one_of(default, kw_default, "default")?;
     let option = one_of(option, kw_option, "option")?;
     let opts = opt::parse_for_packing(option.as_deref(), "packb")?;
+    opt::check_hook(default.as_deref(), "default")?;
+    opt::check_hook(callback.as_deref(), "buffer_callback")?;
     let registry = registry::table_of(registry.as_deref())?;
     let value = match callback {
         None => ser::packb(py, &obj, (default.as_deref(), registry), opts)?,
@@ -118,6 +120,7 @@ fn pack<'py>(
     registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<()> {
     let opts = opt::parse_for_packing(option, "pack")?;
+    opt::check_hook(default, "default")?;
     let registry = registry::table_of(registry)?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
@@ -198,6 +201,11 @@ unsafe fn unpackb_fast(
     let [ext_hook, option, tp, dec_hook, buffers, registry] =
         call.keywords(py, "unpackb", names, 0)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
+    opt::check_hook(ext_hook.as_deref(), "ext_hook")?;
+    opt::check_hook(dec_hook.as_deref(), "dec_hook")?;
+    if tp.as_deref().is_none_or(|t| t.is_none()) {
+        opt::check_untyped(opts, "unpackb")?;
+    }
     let registry = registry::table_of(registry.as_deref())?;
     let what = "unpackb() argument";
     let value = match tp {
@@ -248,6 +256,11 @@ fn unpack<'py>(
     registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
+    opt::check_hook(ext_hook, "ext_hook")?;
+    opt::check_hook(dec_hook, "dec_hook")?;
+    if r#type.is_none_or(|t| t.is_none()) {
+        opt::check_untyped(opts, "unpack")?;
+    }
     let data = fp.call_method0("read")?;
     let what = "what unpack()'s fp.read() returns";
     match r#type {
@@ -274,6 +287,7 @@ fn json_dumps<'py>(
     let opts = opt::parse(option, opt::JSON_DUMPS_MASK, "json.dumps").map_err(|e| match e {
         OptError::NotAnInt(msg) | OptError::Invalid(msg) => exc::JSONEncodeError::new_err(msg),
     })?;
+    opt::check_hook(default, "default")?;
     json::dumps(py, obj, default, opts)
 }
 

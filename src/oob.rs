@@ -65,16 +65,8 @@ pub fn threshold(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
 
 /// Reads the `buffer_callback` argument: `None`, or a callable.
 pub fn callback(value: Option<Bound<'_, PyAny>>) -> PyResult<Option<Bound<'_, PyAny>>> {
-    match value {
-        Some(v) if v.is_none() => Ok(None),
-        Some(v) if !v.is_callable() => {
-            let ty = v.get_type().name()?;
-            Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "buffer_callback must be callable or None, not {ty}"
-            )))
-        }
-        v => Ok(v),
-    }
+    crate::opt::check_hook(value.as_ref(), "buffer_callback")?;
+    Ok(value.filter(|v| !v.is_none()))
 }
 
 /// `obj` packed as frames: the message, then each out-of-band buffer as a flat `memoryview`

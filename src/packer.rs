@@ -57,16 +57,8 @@ impl Packer {
     ) -> PyResult<Packer> {
         let opts = crate::opt::parse_for_packing(option, "Packer")?;
         let registry = crate::registry::table_of(registry)?;
-        let default = match default {
-            Some(d) if d.is_none() => None,
-            Some(d) if !d.is_callable() => {
-                let ty = d.get_type().name()?;
-                return Err(PyTypeError::new_err(format!(
-                    "default must be callable or None, not {ty}"
-                )));
-            }
-            d => d.map(Bound::unbind),
-        };
+        crate::opt::check_hook(default.as_ref(), "default")?;
+        let default = default.filter(|d| !d.is_none()).map(Bound::unbind);
         let threshold = crate::oob::threshold(buffer_threshold)?;
         let buffer_callback = crate::oob::callback(buffer_callback)?;
         Ok(Packer {

@@ -458,6 +458,11 @@ impl Unpacker {
             None => None,
         };
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
+        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
+        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
+        if r#type.as_ref().is_none_or(|t| t.is_none()) {
+            opt::check_untyped(opts, "Unpacker")?;
+        }
         let registry = crate::registry::table_of(registry)?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
@@ -470,11 +475,6 @@ impl Unpacker {
                 return Err(PyTypeError::new_err(format!(
                     "Unpacker file_like must have a read() method; {ty} has none"
                 )));
-            }
-        }
-        if let Some(hook) = &ext_hook {
-            if !hook.is_callable() {
-                return Err(PyTypeError::new_err("ext_hook must be callable"));
             }
         }
         let dec_hook = dec_hook.filter(|h| !h.is_none());
