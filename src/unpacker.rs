@@ -242,7 +242,7 @@ impl Unpacker {
             return Ok(false);
         };
         if self.eof {
-            return Ok(false);
+            return self.at_end();
         }
         let room = self.max_buffer_size.saturating_sub(self.counted());
         if room == 0 {
@@ -260,10 +260,21 @@ impl Unpacker {
         )?;
         if data.is_empty() {
             self.eof = true;
-            return Ok(false);
+            return self.at_end();
         }
         self.append(data)?;
         Ok(true)
+    }
+
+    /// The file has no more bytes, and more were asked for: the object in progress can never be
+    /// whole. Outside compat mode (where msgpack-python's Unpacker stops quietly) that is an
+    /// error, as it is for `AsyncUnpacker`: a file cut short must not read as a shorter one.
+    fn at_end(&self) -> PyResult<bool> {
+        let held = self.held();
+        if held == 0 || self.compat.is_some() {
+            return Ok(false);
+        }
+        Err(ended_inside(held, self.consumed))
     }
 
     /// Marks the object at `extent` consumed.
@@ -676,6 +687,20 @@ fn busy(method: &str) -> PyErr {
         "Unpacker.{method}() cannot be called while this Unpacker is unpacking: not from its \
          hooks, nor from two threads at once (use one Unpacker per thread)"
     ))
+}
+
+/// The file or stream ended `held` bytes into the object at stream offset `offset`.
+#[cold]
+fn ended_inside(held: usize, offset: u64) -> PyErr {
+    let reason = "the stream ended inside an object";
+    let msg = format!("{reason} ({held} bytes of it read) at byte offset {offset}");
+    let data = ErrorData {
+        kind: "truncated",
+        reason,
+        offset: usize::try_from(offset).ok(),
+        path: None,
+    };
+    with_data(crate::exc::MsgpackDecodeError::new_err(msg), &data)
 }
 
 #[cold]

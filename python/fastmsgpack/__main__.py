@@ -179,7 +179,13 @@ class Converter:
         while True:
             # The stream offset of the next object: error messages give offsets from here on.
             offset = source.start = tell()
-            raw = next_raw()
+            try:
+                raw = next_raw()
+            except MsgpackDecodeError as exc:
+                if exc.kind != "truncated":
+                    raise
+                # The input ends inside an object: said below, with what is missing.
+                break
             if raw is None:
                 break
             try:
