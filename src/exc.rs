@@ -98,6 +98,12 @@ pub fn add_data_defaults(py: Python<'_>) -> PyResult<()> {
             class.setattr(name, py.None())?;
         }
     }
+    // Encode errors: `kind` (one of `fastmsgpack._ENCODE_KINDS`), `path` (`$.rows[3].x`) and
+    // `type` (the type refused, where one is).
+    for name in ["kind", "path", "type"] {
+        py.get_type::<MsgpackEncodeError>()
+            .setattr(name, py.None())?;
+    }
     py.get_type::<BufferFull>().setattr("declared", py.None())?;
     py.get_type::<ValidationError>().setattr("path", py.None())
 }

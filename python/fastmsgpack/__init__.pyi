@@ -1,4 +1,5 @@
 import abc
+import builtins
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pickle import PickleBuffer
@@ -89,7 +90,16 @@ OPT_SORT_KEYS: int
 OPT_STRICT_INTEGER: int
 OPT_UTC_Z: int
 
-class MsgpackEncodeError(TypeError): ...
+class MsgpackEncodeError(TypeError):
+    """An object could not be packed. The error's data, for code to read instead of its message
+    (``None`` on an error made by hand): ``kind``, what went wrong as a short name (one of
+    ``fastmsgpack._fastmsgpack._ENCODE_KINDS``: ``"unsupported_type"``, ``"circular_reference"``,
+    ...); ``path``, where the value is in the object packed (``$.rows[3].x``); ``type``, the
+    type refused, where there is one."""
+
+    kind: str | None
+    path: str | None
+    type: builtins.type | None
 
 class MsgpackDecodeError(ValueError):
     """The error's data, for code to read instead of its message (``None`` when it does not

@@ -63,6 +63,7 @@ json_from_msgpack = _json_from_msgpack
 # The option list of the core (name, bit), and each entry point with the bits it accepts.
 _OPTIONS: list[tuple[str, int]]
 _OPTION_MASKS: list[tuple[str, int]]
+_ENCODE_KINDS: list[str]
 
 def _json_from_msgpack_at(
     data: Buffer, offset: int, /, option: int | None = None

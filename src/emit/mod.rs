@@ -24,7 +24,10 @@ use crate::exc::MsgpackEncodeError;
 
 #[cold]
 fn fragment_refused(why: &str) -> Error {
-    MsgpackEncodeError::new_err(why.to_owned()).into()
+    Error::new(
+        crate::error::Kind::InvalidValue,
+        MsgpackEncodeError::new_err(why.to_owned()),
+    )
 }
 
 /// [`Emitter::float_pair`] as its array and items.

@@ -90,7 +90,7 @@ unsafe fn write_list<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -
                     return Err(error::changed_size("list"));
                 };
                 e.array_item(i)?;
-                dispatch::write(item, st, cx, e)?;
+                dispatch::write(item, st, cx, e).map_err(|err| err.at_index(i, obj))?;
             }
             if items.changed() {
                 return Err(error::changed_size("list"));
@@ -132,7 +132,7 @@ pub unsafe fn write_tuple<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut
                 e.array_item(i)?;
                 // SAFETY: the tuple is held for the walk and its items never change, so each
                 // item lives while it is written.
-                dispatch::write(Ref::new(item), st, cx, e)?;
+                dispatch::write(Ref::new(item), st, cx, e).map_err(|err| err.at_index(i, obj))?;
             }
             e.array_end()
         })
