@@ -140,3 +140,33 @@ def test_error_from_python_code_passes_unchanged() -> None:
 
     with pytest.raises(Boom):
         fastmsgpack.packb([b"x" * 10000], buffer_callback=callback, buffer_threshold=1)
+
+
+class Hook:
+    """A value whose `default` changes the container it is in, as README's Errors section
+    describes: a change of size is detected, an item replaced in place is not."""
+
+    def __init__(self, change: Any) -> None:
+        self.change = change
+
+    def __call__(self, obj: Any) -> Any:
+        self.change()
+        return "hooked"
+
+
+class Marker:
+    pass
+
+
+def test_mutation_while_packing_is_detected_by_size() -> None:
+    for container, grow in [
+        ([Marker(), 1], lambda c: c.append(2)),
+        ({"a": Marker(), "b": 1}, lambda c: c.__setitem__("c", 2)),
+    ]:
+        with pytest.raises(MsgpackEncodeError) as info:
+            fastmsgpack.packb(container, default=Hook(lambda c=container, g=grow: g(c)))
+        assert info.value.kind == "changed_size"
+    # An item replaced in place, the size unchanged, is not detected: the new item is written.
+    items: list[Any] = [Marker(), 1]
+    packed = fastmsgpack.packb(items, default=Hook(lambda: items.__setitem__(1, 5)))
+    assert fastmsgpack.unpackb(packed) == ["hooked", 5]
