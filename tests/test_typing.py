@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-SOURCE = '''
+SOURCE = """
 import dataclasses
 import io
 from typing import Any
@@ -44,7 +44,7 @@ for stop in Unpacker(io.BytesIO(data), type=Stop):
 buffers: list[object] = []
 packed = fastmsgpack.packb([b"x" * 100_000], buffer_callback=buffers.append)
 reveal_type(fastmsgpack.unpackb(packed, buffers=buffers))  # Any
-'''
+"""
 
 
 def expected() -> list[str]:
