@@ -14,6 +14,14 @@ use crate::de::{self, Setup};
 use crate::ffi::Ref;
 use crate::opt;
 
+/// Decoder(type, *, dec_hook=None, ext_hook=None, option=None): decodes into `type` as
+/// `unpackb(data, type=type, ...)` does, with the plan for the type worked out once, here
+/// (an unsupported type, or a missing `dec_hook`, fails now). `dec_hook`, `ext_hook` and
+/// `option` are those of `unpackb`. `decode(data)` decodes one object.
+///
+/// Example:
+///     >>> Decoder(list[int]).decode(b'\x92\x01\x02')
+///     [1, 2]
 #[pyclass(module = "fastmsgpack", name = "Decoder")]
 pub struct Decoder {
     tp: Option<Py<PyAny>>,

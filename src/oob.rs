@@ -111,9 +111,13 @@ pub fn packb<'py>(
     }
 }
 
-/// `packb_frames(obj, /, default=None, option=None, *, buffer_threshold=None)`: the message
-/// and its out-of-band buffers as a list of frames, for `socket.sendmsg` or a file's
-/// `writelines`.
+/// The message `packb(obj, default, option)` packs, and its out-of-band buffers (those of
+/// at least `buffer_threshold` bytes), as a list of frames, for `socket.sendmsg` or a file's
+/// `writelines`: the message first, then each buffer, without copying them.
+///
+/// Example:
+///     >>> frames = packb_frames([b"x" * 100_000]); len(frames)
+///     2
 #[pyfunction]
 #[pyo3(signature = (obj, /, default=None, option=None, *, buffer_threshold=None))]
 pub fn packb_frames<'py>(

@@ -43,6 +43,19 @@ pub use aio::{install as install_aio, AsyncObjects};
 /// [`Unpacker::grown_least`]: 1 MiB.
 const GROWN_LEAST: usize = 1 << 20;
 
+/// Unpacker(file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
+/// max_buffer_size=104857600, type=None, dec_hook=None, buffers=None, registry=None): takes a
+/// stream apart into its objects. Give it bytes with `feed(data)`, or a `file_like` with a
+/// `read(n)` method, read `read_size` bytes at a time. Iterating yields each complete object;
+/// `unpack()` returns the next one (OutOfData when none is complete), `skip()` consumes one,
+/// `tell()` is the stream offset of the next. At most `max_buffer_size` bytes are held
+/// (BufferFull). A `file_like` that ends inside an object raises MsgpackDecodeError.
+/// `ext_hook`, `option`, `type`, `dec_hook`, `buffers` and `registry` are those of `unpackb`
+/// and apply to every object.
+///
+/// Example:
+///     >>> unpacker = Unpacker(); unpacker.feed(b'\x01\x02'); list(unpacker)
+///     [1, 2]
 #[pyclass(module = "fastmsgpack", weakref)]
 pub struct Unpacker {
     /// Bytes fed or read; those before `head` are consumed.
