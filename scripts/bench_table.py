@@ -26,6 +26,7 @@ import json
 import math
 import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,21 +294,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.stat.capitalize()} time per call; in brackets, the ratio to {args.reference}"
         f" (above 1 = slower than {args.reference})."
     )
+    marks = (
+        f'"-": the library has no benchmark of that workload; "(n/a)": {args.reference} has no'
+        f' time for the workload to compare with. A geometric mean of "-": the library has no'
+        " ratio to average (it ran none of the workloads, or none with a comparison)."
+    )
     machine = describe_machine(report)
     if args.markdown:
-        print(legend + (f" {machine}." if machine else ""))
+        print(legend + (f" {machine}." if machine else "") + " " + marks)
         print()
         print(render_markdown(*rows(table, args.reference)))
     else:
         if machine:
-            print(machine)
-        print(legend)
+            print(textwrap.fill(machine, args.width))
+        print(textwrap.fill(legend, args.width))
+        print(textwrap.fill(marks, args.width))
         for title, family in family_tables(report, args.stat, args.reference):
             print()
             print(f"{title}:")
             print(render_plain_fitted(*rows(family, args.reference), args.width))
         print()
-        print(f"Every workload: geometric mean of each library's ratios to {args.reference}:")
+        print(
+            textwrap.fill(
+                f"Every workload: geometric mean of each library's ratios to {args.reference}:",
+                args.width,
+            )
+        )
         print(render_plain(*summary_rows(table, args.reference), total=False))
     if args.reference not in table.libraries:
         print(f"bench_table: no results for {args.reference}; ratios are n/a", file=sys.stderr)

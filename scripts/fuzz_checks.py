@@ -430,12 +430,14 @@ class Decoder:
     ext_hook). `copies_arrays`: OPT_NUMPY_RAW arrays are writable copies, not views of the input.
 
     A `stream` decoder reads the first object of a stream: decode returns (value, where the
-    object ends), and it raises OutOfData where the data holds no complete object."""
+    object ends), and it raises OutOfData where the data holds no complete object, unless it
+    `reads_file`: a file that ends inside an object is a MsgpackDecodeError (kind "truncated")."""
 
     name: str
     decode: Callable[[bytes, int, ExtHook | None], Any]
     copies_arrays: bool
     stream: bool = False
+    reads_file: bool = False
 
 
 def _unpackb_bytes(data: bytes, option: int, ext_hook: ExtHook | None) -> Any:
@@ -492,7 +494,9 @@ DECODERS: list[Decoder] = [
     Decoder("unpack(BytesIO)", _unpack_file, copies_arrays=False),
     Decoder("Unpacker.feed(data)", _unpacker_fed, copies_arrays=True, stream=True),
     Decoder("Unpacker.feed(pieces)", _unpacker_fed_in_pieces, copies_arrays=True, stream=True),
-    Decoder("Unpacker(BytesIO)", _unpacker_reading, copies_arrays=True, stream=True),
+    Decoder(
+        "Unpacker(BytesIO)", _unpacker_reading, copies_arrays=True, stream=True, reads_file=True
+    ),
 ]
 
 
@@ -697,7 +701,17 @@ def check_stream(case: Case, decoder: Decoder, outcome: Outcome, reference: Outc
             raise differs("BufferFull for an object whose headers fit max_buffer_size")
         return
     if kind == "truncated":
-        if type(outcome.error) is not OutOfData:
+        if decoder.reads_file and case.data:
+            # The file ended inside the object: an error at its start, never a quiet end (an
+            # empty file holds no object: OutOfData).
+            error = outcome.error
+            if (
+                type(error) is not MsgpackDecodeError
+                or error.kind != "truncated"
+                or error_offset(error) != 0
+            ):
+                raise differs("the file ends inside the object: truncated at 0 expected")
+        elif type(outcome.error) is not OutOfData:
             raise differs("the data holds no complete object: OutOfData expected")
         return
     if kind == "malformed":

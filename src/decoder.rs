@@ -14,6 +14,14 @@ use crate::de::{self, Setup};
 use crate::ffi::Ref;
 use crate::opt;
 
+/// Decoder(type, *, dec_hook=None, ext_hook=None, option=None): decodes into `type` as
+/// `unpackb(data, type=type, ...)` does, with the plan for the type worked out once, here
+/// (an unsupported type, or a missing `dec_hook`, fails now). `dec_hook`, `ext_hook` and
+/// `option` are those of `unpackb`. `decode(data)` decodes one object.
+///
+/// Example:
+///     >>> Decoder(list[int]).decode(b'\x92\x01\x02')
+///     [1, 2]
 #[pyclass(module = "fastmsgpack", name = "Decoder")]
 pub struct Decoder {
     tp: Option<Py<PyAny>>,
@@ -35,13 +43,10 @@ impl Decoder {
         option: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Decoder> {
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Decoder")?;
+        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
+        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
         let dec_hook = dec_hook.filter(|h| !h.is_none());
         let ext_hook = ext_hook.filter(|h| !h.is_none());
-        if let Some(hook) = &ext_hook {
-            if !hook.is_callable() {
-                return Err(PyTypeError::new_err("ext_hook must be callable"));
-            }
-        }
         // Worked out and checked now (an unsupported type, a missing dec_hook), not at the
         // first call.
         let plan = Typed::plan(py, &r#type)?;

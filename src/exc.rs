@@ -17,8 +17,9 @@ create_exception!(
     "Input is not valid MessagePack, or a value could not be built from it. Subclass of ValueError."
 );
 
+// Named after the module that exports it, so that the name a traceback shows is importable.
 create_exception!(
-    fastmsgpack,
+    fastmsgpack.json,
     JSONEncodeError,
     MsgpackEncodeError,
     "An object could not be written as JSON. Subclass of MsgpackEncodeError (and so of TypeError)."
@@ -96,6 +97,12 @@ pub fn add_data_defaults(py: Python<'_>) -> PyResult<()> {
         for name in ["kind", "reason", "offset"] {
             class.setattr(name, py.None())?;
         }
+    }
+    // Encode errors: `kind` (one of `fastmsgpack._ENCODE_KINDS`), `path` (`$.rows[3].x`) and
+    // `type` (the type refused, where one is).
+    for name in ["kind", "path", "type"] {
+        py.get_type::<MsgpackEncodeError>()
+            .setattr(name, py.None())?;
     }
     py.get_type::<BufferFull>().setattr("declared", py.None())?;
     py.get_type::<ValidationError>().setattr("path", py.None())

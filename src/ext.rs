@@ -5,6 +5,13 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyTuple};
 
+/// Ext(tag, data): a MessagePack extension value: `tag`, an int from -128 to 127, and
+/// `data`, its payload (bytes; a bytearray or memoryview is copied). Packed with the
+/// shortest ext format; unpacked extension values are Ext unless an `ext_hook` takes them.
+///
+/// Example:
+///     >>> fastmsgpack.packb(Ext(5, b"\x01\x02\x03\x04"))
+///     b'\xd6\x05\x01\x02\x03\x04'
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Ext {
     tag: i8,

@@ -6,8 +6,13 @@ use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
 
 use crate::de;
 
-/// MessagePack bytes that `packb` writes as they are, wherever a value may stand. The bytes are
-/// checked once, here, to hold exactly one well-formed MessagePack object.
+/// Fragment(contents): MessagePack bytes that `packb` writes as they are, wherever a value
+/// may stand. `contents` (bytes-like) is checked once, here, to hold exactly one well-formed
+/// MessagePack object (MsgpackDecodeError otherwise).
+///
+/// Example:
+///     >>> fastmsgpack.packb({"cached": Fragment(b'\x92\x01\x02')})
+///     b'\x81\xa6cached\x92\x01\x02'
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Fragment {
     contents: Py<PyBytes>,
@@ -58,9 +63,13 @@ impl Fragment {
     }
 }
 
-/// JSON text that `json.dumps` writes as it is, wherever a value may stand. Like orjson's
-/// `Fragment`, the contents are not checked: a `str` is written as UTF-8, `bytes` as they are,
-/// and anything else is refused when it is written.
+/// Fragment(contents): JSON text that `json.dumps` writes as it is, wherever a value may
+/// stand. Like orjson's `Fragment`, `contents` is not checked: a str is written as UTF-8,
+/// bytes as they are, and anything else is refused when it is written.
+///
+/// Example:
+///     >>> fastmsgpack.json.dumps({"cached": fastmsgpack.json.Fragment('[1,2]')})
+///     b'{"cached":[1,2]}'
 #[pyclass(module = "fastmsgpack.json", name = "Fragment", frozen)]
 pub struct JsonFragment {
     pub contents: Py<PyAny>,

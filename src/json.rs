@@ -34,6 +34,19 @@ fn as_json_error(py: Python<'_>, err: PyErr) -> PyErr {
         .replace("for MessagePack", "for JSON");
     let json = JSONEncodeError::new_err(message);
     json.set_cause(py, err.cause(py));
+    // The data of the error, as it was.
+    let (from, to) = (err.value(py), json.value(py));
+    for name in [
+        pyo3::intern!(py, "kind"),
+        pyo3::intern!(py, "path"),
+        pyo3::intern!(py, "type"),
+    ] {
+        if let Ok(value) = from.getattr(name) {
+            if to.setattr(name, value).is_err() {
+                break;
+            }
+        }
+    }
     json
 }
 

@@ -41,7 +41,23 @@ static PACKB: ffi::MethodDef = ffi::MethodDef::new(
     b"packb(obj, /, default=None, option=None, *, buffer_callback=None, buffer_threshold=None, \
       registry=None)\n\
       --\n\n\
-      Packs `obj` as MessagePack; with `buffer_callback`, large buffers go out of band.\0",
+      Packs `obj` as MessagePack and returns the bytes.\n\
+      \n\
+      Arguments:\n\
+      - default: a callable for objects of types not packed natively (and, with the\n\
+      \x20\x20OPT_PASSTHROUGH_* options, for those types); what it returns is packed instead.\n\
+      - option: OPT_* flags combined with |, or None (OPT_NON_STR_KEYS, OPT_SORT_KEYS,\n\
+      \x20\x20OPT_SERIALIZE_PYDANTIC, OPT_EXACT, OPT_JSON_COMPAT, ...: README's option table).\n\
+      - buffer_callback: a callable given each buffer of at least buffer_threshold bytes\n\
+      \x20\x20(DEFAULT_BUFFER_THRESHOLD unless given) as a pickle.PickleBuffer, out of band.\n\
+      - registry: a Registry of your own classes, packed by a code.\n\
+      Raises MsgpackEncodeError (its kind, path and type say what and where) and TypeError for\n\
+      a bad argument.\n\
+      \n\
+      Example:\n\
+      \x20\x20\x20\x20>>> fastmsgpack.packb({\"id\": 1, \"tags\": [\"a\"]})\n\
+      \x20\x20\x20\x20b'\\x82\\xa2id\\x01\\xa4tags\\x91\\xa1a'\n\
+      \0",
 );
 
 /// The body of `packb`, called by PyO3's trampoline (which turns a panic into an exception).
@@ -76,6 +92,8 @@ unsafe fn packb_fast(
     let default = one_of(default, kw_default, "default")?;
     let option = one_of(option, kw_option, "option")?;
     let opts = opt::parse_for_packing(option.as_deref(), "packb")?;
+    opt::check_hook(default.as_deref(), "default")?;
+    opt::check_hook(callback.as_deref(), "buffer_callback")?;
     let registry = registry::table_of(registry.as_deref())?;
     let value = match callback {
         None => ser::packb(py, &obj, (default.as_deref(), registry), opts)?,
@@ -106,7 +124,12 @@ fn one_of<'a, 'py>(
     }
 }
 
-/// Packs `obj` as `packb` does and writes the bytes to `fp` with one call of `fp.write`.
+/// Packs `obj` as `packb` does (the same `default`, `option` and `registry`) and writes the
+/// bytes to `fp`, anything with a `write()` method, with one call of `fp.write`.
+///
+/// Example:
+///     >>> out = io.BytesIO(); fastmsgpack.pack([1, 2], out); out.getvalue()
+///     b'\x92\x01\x02'
 #[pyfunction]
 #[pyo3(signature = (obj, fp, /, default=None, option=None, *, registry=None))]
 fn pack<'py>(
@@ -118,6 +141,7 @@ fn pack<'py>(
     registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<()> {
     let opts = opt::parse_for_packing(option, "pack")?;
+    opt::check_hook(default, "default")?;
     let registry = registry::table_of(registry)?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
@@ -167,8 +191,24 @@ static UNPACKB: ffi::MethodDef = ffi::MethodDef::new(
     ),
     b"unpackb(data, /, *, ext_hook=None, option=None, type=None, dec_hook=None, buffers=None, \
       registry=None)\n--\n\n\
-      Unpacks one MessagePack object from bytes, bytearray or a C-contiguous memoryview; with \
-      `type`, into that type (checked as it is read).\0",
+      Unpacks the one MessagePack object `data` holds: bytes, bytearray, a C-contiguous\n\
+      memoryview, or an mmap of a file (read where it lies, without a copy).\n\
+      \n\
+      Arguments:\n\
+      - ext_hook: a callable ext_hook(tag, data) for extension values (else Ext values).\n\
+      - option: OPT_* flags combined with | (OPT_NON_STR_KEYS, OPT_DATETIME_AS_TIMESTAMP_EXT,\n\
+      \x20\x20OPT_NUMPY_RAW, OPT_EXACT, OPT_BIN_MEMORYVIEW; OPT_FORBID_UNKNOWN_FIELDS with type).\n\
+      - type: decode into this type (dataclass, pydantic model, TypedDict, list[T], ...),\n\
+      \x20\x20checked as it is read; ValidationError names the path of a value that does not fit.\n\
+      - dec_hook: a callable dec_hook(type, obj) for types fastmsgpack cannot build itself.\n\
+      - buffers: the out-of-band buffers of a message packed with buffer_callback.\n\
+      - registry: the Registry the message was packed with.\n\
+      Raises MsgpackDecodeError (kind, reason and offset say what and where).\n\
+      \n\
+      Example:\n\
+      \x20\x20\x20\x20>>> fastmsgpack.unpackb(b'\\x82\\xa2id\\x01\\xa4tags\\x91\\xa1a')\n\
+      \x20\x20\x20\x20{'id': 1, 'tags': ['a']}\n\
+      \0",
 );
 
 /// The body of `unpackb`, called by PyO3's trampoline (which turns a panic into an exception).
@@ -198,6 +238,11 @@ unsafe fn unpackb_fast(
     let [ext_hook, option, tp, dec_hook, buffers, registry] =
         call.keywords(py, "unpackb", names, 0)?;
     let opts = opt::parse_for_reading(option.as_deref(), opt::UNPACKB_MASK, "unpackb")?;
+    opt::check_hook(ext_hook.as_deref(), "ext_hook")?;
+    opt::check_hook(dec_hook.as_deref(), "dec_hook")?;
+    if tp.as_deref().is_none_or(|t| t.is_none()) {
+        opt::check_untyped(opts, "unpackb")?;
+    }
     let registry = registry::table_of(registry.as_deref())?;
     let what = "unpackb() argument";
     let value = match tp {
@@ -232,7 +277,12 @@ unsafe fn unpackb_fast(
     Ok(value.into_ptr())
 }
 
-/// Unpacks the one MessagePack object that `fp.read()` returns (all of it, as `unpackb` would).
+/// Unpacks the one MessagePack object that `fp.read()` returns (all of it), as `unpackb`
+/// does, with the same `ext_hook`, `option`, `type`, `dec_hook`, `buffers` and `registry`.
+///
+/// Example:
+///     >>> fastmsgpack.unpack(io.BytesIO(b'\x92\x01\x02'))
+///     [1, 2]
 #[pyfunction]
 #[pyo3(signature = (fp, /, *, ext_hook=None, option=None, r#type=None, dec_hook=None, buffers=None,
                     registry=None))]
@@ -248,6 +298,11 @@ fn unpack<'py>(
     registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
+    opt::check_hook(ext_hook, "ext_hook")?;
+    opt::check_hook(dec_hook, "dec_hook")?;
+    if r#type.is_none_or(|t| t.is_none()) {
+        opt::check_untyped(opts, "unpack")?;
+    }
     let data = fp.call_method0("read")?;
     let what = "what unpack()'s fp.read() returns";
     match r#type {
@@ -262,7 +317,13 @@ fn unpack<'py>(
     }
 }
 
-/// Serializes `obj` as JSON, with the type rules and options of `packb`.
+/// Serializes `obj` as JSON bytes, with the type rules, `default` and options of `packb`
+/// (dataclasses, datetimes, UUIDs, enums, sets, named tuples...), plus the JSON options
+/// OPT_INDENT_2, OPT_APPEND_NEWLINE and OPT_STRICT_INTEGER. Raises JSONEncodeError.
+///
+/// Example:
+///     >>> fastmsgpack.json.dumps({"id": 1, "at": datetime.date(2024, 5, 17)})
+///     b'{"id":1,"at":"2024-05-17"}'
 #[pyfunction]
 #[pyo3(signature = (obj, /, default=None, option=None))]
 fn json_dumps<'py>(
@@ -274,10 +335,17 @@ fn json_dumps<'py>(
     let opts = opt::parse(option, opt::JSON_DUMPS_MASK, "json.dumps").map_err(|e| match e {
         OptError::NotAnInt(msg) | OptError::Invalid(msg) => exc::JSONEncodeError::new_err(msg),
     })?;
+    opt::check_hook(default, "default")?;
     json::dumps(py, obj, default, opts)
 }
 
-/// Transcodes one MessagePack object to JSON without building Python objects.
+/// The one MessagePack object in `data` (bytes-like) as JSON bytes, transcoded without
+/// building Python objects: the bytes `json.dumps(unpackb(data))` gives. `option`:
+/// OPT_NON_STR_KEYS, OPT_INDENT_2, OPT_APPEND_NEWLINE.
+///
+/// Example:
+///     >>> fastmsgpack.json.from_msgpack(b'\x92\x01\xc0')
+///     b'[1,null]'
 #[pyfunction]
 #[pyo3(signature = (data, /, option=None))]
 fn json_from_msgpack<'py>(
@@ -361,5 +429,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // are made from it (scripts/options.py) and tested against it.
     m.add("_OPTIONS", opt::ALL.to_vec())?;
     m.add("_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
+    m.add(
+        "_ENCODE_KINDS",
+        error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),
+    )?;
     Ok(())
 }

@@ -65,16 +65,8 @@ pub fn threshold(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
 
 /// Reads the `buffer_callback` argument: `None`, or a callable.
 pub fn callback(value: Option<Bound<'_, PyAny>>) -> PyResult<Option<Bound<'_, PyAny>>> {
-    match value {
-        Some(v) if v.is_none() => Ok(None),
-        Some(v) if !v.is_callable() => {
-            let ty = v.get_type().name()?;
-            Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "buffer_callback must be callable or None, not {ty}"
-            )))
-        }
-        v => Ok(v),
-    }
+    crate::opt::check_hook(value.as_ref(), "buffer_callback")?;
+    Ok(value.filter(|v| !v.is_none()))
 }
 
 /// `obj` packed as frames: the message, then each out-of-band buffer as a flat `memoryview`
@@ -119,9 +111,13 @@ pub fn packb<'py>(
     }
 }
 
-/// `packb_frames(obj, /, default=None, option=None, *, buffer_threshold=None)`: the message
-/// and its out-of-band buffers as a list of frames, for `socket.sendmsg` or a file's
-/// `writelines`.
+/// The message `packb(obj, default, option)` packs, and its out-of-band buffers (those of
+/// at least `buffer_threshold` bytes), as a list of frames, for `socket.sendmsg` or a file's
+/// `writelines`: the message first, then each buffer, without copying them.
+///
+/// Example:
+///     >>> frames = packb_frames([b"x" * 100_000]); len(frames)
+///     2
 #[pyfunction]
 #[pyo3(signature = (obj, /, default=None, option=None, *, buffer_threshold=None))]
 pub fn packb_frames<'py>(

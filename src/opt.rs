@@ -195,6 +195,53 @@ pub fn parse_for_packing(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyRes
     Ok(opts)
 }
 
+/// Options that only apply to a typed read: refused without `type=`, as an option another
+/// entry point takes is refused, so that a misplaced one never does nothing.
+pub const TYPED_ONLY: Opt = FORBID_UNKNOWN_FIELDS;
+
+/// Refuses [`TYPED_ONLY`] options in a read without `type=` (`func` names the entry point), with
+/// the same error as an option the entry point does not take.
+#[inline(always)]
+pub fn check_untyped(opts: Opt, func: &str) -> PyResult<()> {
+    if opts & TYPED_ONLY == 0 {
+        return Ok(());
+    }
+    Err(typed_only(opts & TYPED_ONLY, func))
+}
+
+#[cold]
+fn typed_only(bad: Opt, func: &str) -> PyErr {
+    let msg = format!("{} without type=", describe_invalid(bad, func));
+    let data = crate::exc::ErrorData {
+        kind: "invalid_option",
+        reason: &msg,
+        offset: None,
+        path: None,
+    };
+    crate::exc::with_data(crate::exc::MsgpackDecodeError::new_err(msg.clone()), &data)
+}
+
+/// A hook argument (`default`, `dec_hook`, `ext_hook`, `buffer_callback`): `None` (or absent) is
+/// no hook, anything else must be callable. Every entry point checks its hooks with this, at the
+/// call, so that a wrong one fails at once with the same message everywhere.
+#[inline(always)]
+pub fn check_hook(value: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<()> {
+    match value {
+        Some(v) if !v.is_none() && !v.is_callable() => Err(not_callable(v, name)),
+        _ => Ok(()),
+    }
+}
+
+#[cold]
+fn not_callable(value: &Bound<'_, PyAny>, name: &str) -> PyErr {
+    let ty = value
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    pyo3::exceptions::PyTypeError::new_err(format!("{name} must be callable or None, not {ty}"))
+}
+
 #[cold]
 fn exact_with_json_compat(func: &str) -> PyErr {
     crate::exc::MsgpackEncodeError::new_err(format!(

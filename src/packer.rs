@@ -24,8 +24,15 @@ pub const KEEP_MAX: usize = 1 << 20;
 /// The buffer of a new `Packer`: the size of `packb`'s scratch buffer.
 const START: usize = ffi::SCRATCH_LEN;
 
-/// Packs message after message with one `default` and one `option`, reusing the room earlier
-/// messages needed.
+/// Packer(*, default=None, option=None, buffer_callback=None, buffer_threshold=None,
+/// registry=None): packs message after message with one `default` and one `option` (those
+/// of `packb`, checked once, here), reusing the room earlier messages needed.
+/// `buffer_callback`, `buffer_threshold` and `registry` are those of `packb`. `pack(obj)`
+/// returns the bytes; `pack_into(obj, buffer, offset=0)` writes them into a bytearray.
+///
+/// Example:
+///     >>> Packer(option=OPT_SORT_KEYS).pack({"b": 1, "a": 2})
+///     b'\x82\xa1a\x02\xa1b\x01'
 #[pyclass(module = "fastmsgpack")]
 pub struct Packer {
     default: Option<Py<PyAny>>,
@@ -57,16 +64,8 @@ impl Packer {
     ) -> PyResult<Packer> {
         let opts = crate::opt::parse_for_packing(option, "Packer")?;
         let registry = crate::registry::table_of(registry)?;
-        let default = match default {
-            Some(d) if d.is_none() => None,
-            Some(d) if !d.is_callable() => {
-                let ty = d.get_type().name()?;
-                return Err(PyTypeError::new_err(format!(
-                    "default must be callable or None, not {ty}"
-                )));
-            }
-            d => d.map(Bound::unbind),
-        };
+        crate::opt::check_hook(default.as_ref(), "default")?;
+        let default = default.filter(|d| !d.is_none()).map(Bound::unbind);
         let threshold = crate::oob::threshold(buffer_threshold)?;
         let buffer_callback = crate::oob::callback(buffer_callback)?;
         Ok(Packer {

@@ -72,8 +72,15 @@ impl Table {
     }
 }
 
-/// User classes and their extension codes, for `packb`, `unpackb`, `Packer` and `Unpacker`
-/// (`registry=`).
+/// Registry(): user classes and their extension codes (0 to 127), for `packb`, `unpackb`,
+/// `Packer` and `Unpacker` (`registry=`). `register(cls, code, encode=None, decode=None)` adds
+/// one: `encode(obj)` gives a packable value, `decode(value)` builds the object again (by
+/// default the fields of a dataclass or NamedTuple).
+///
+/// Example:
+///     >>> registry = Registry(); registry.register(Money, 1)
+///     >>> unpackb(packb(Money(250), registry=registry), registry=registry)
+///     Money(cents=250)
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Registry {
     table: RwLock<Arc<Table>>,

@@ -43,6 +43,19 @@ pub use aio::{install as install_aio, AsyncObjects};
 /// [`Unpacker::grown_least`]: 1 MiB.
 const GROWN_LEAST: usize = 1 << 20;
 
+/// Unpacker(file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
+/// max_buffer_size=104857600, type=None, dec_hook=None, buffers=None, registry=None): takes a
+/// stream apart into its objects. Give it bytes with `feed(data)`, or a `file_like` with a
+/// `read(n)` method, read `read_size` bytes at a time. Iterating yields each complete object;
+/// `unpack()` returns the next one (OutOfData when none is complete), `skip()` consumes one,
+/// `tell()` is the stream offset of the next. At most `max_buffer_size` bytes are held
+/// (BufferFull). A `file_like` that ends inside an object raises MsgpackDecodeError.
+/// `ext_hook`, `option`, `type`, `dec_hook`, `buffers` and `registry` are those of `unpackb`
+/// and apply to every object.
+///
+/// Example:
+///     >>> unpacker = Unpacker(); unpacker.feed(b'\x01\x02'); list(unpacker)
+///     [1, 2]
 #[pyclass(module = "fastmsgpack", weakref)]
 pub struct Unpacker {
     /// Bytes fed or read; those before `head` are consumed.
@@ -242,7 +255,7 @@ impl Unpacker {
             return Ok(false);
         };
         if self.eof {
-            return Ok(false);
+            return self.at_end();
         }
         let room = self.max_buffer_size.saturating_sub(self.counted());
         if room == 0 {
@@ -260,10 +273,21 @@ impl Unpacker {
         )?;
         if data.is_empty() {
             self.eof = true;
-            return Ok(false);
+            return self.at_end();
         }
         self.append(data)?;
         Ok(true)
+    }
+
+    /// The file has no more bytes, and more were asked for: the object in progress can never be
+    /// whole. Outside compat mode (where msgpack-python's Unpacker stops quietly) that is an
+    /// error, as it is for `AsyncUnpacker`: a file cut short must not read as a shorter one.
+    fn at_end(&self) -> PyResult<bool> {
+        let held = self.held();
+        if held == 0 || self.compat.is_some() {
+            return Ok(false);
+        }
+        Err(ended_inside(held, self.consumed))
     }
 
     /// Marks the object at `extent` consumed.
@@ -458,6 +482,11 @@ impl Unpacker {
             None => None,
         };
         let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
+        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
+        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
+        if r#type.as_ref().is_none_or(|t| t.is_none()) {
+            opt::check_untyped(opts, "Unpacker")?;
+        }
         let registry = crate::registry::table_of(registry)?;
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
@@ -470,11 +499,6 @@ impl Unpacker {
                 return Err(PyTypeError::new_err(format!(
                     "Unpacker file_like must have a read() method; {ty} has none"
                 )));
-            }
-        }
-        if let Some(hook) = &ext_hook {
-            if !hook.is_callable() {
-                return Err(PyTypeError::new_err("ext_hook must be callable"));
             }
         }
         let dec_hook = dec_hook.filter(|h| !h.is_none());
@@ -676,6 +700,20 @@ fn busy(method: &str) -> PyErr {
         "Unpacker.{method}() cannot be called while this Unpacker is unpacking: not from its \
          hooks, nor from two threads at once (use one Unpacker per thread)"
     ))
+}
+
+/// The file or stream ended `held` bytes into the object at stream offset `offset`.
+#[cold]
+fn ended_inside(held: usize, offset: u64) -> PyErr {
+    let reason = "the stream ended inside an object";
+    let msg = format!("{reason} ({held} bytes of it read) at byte offset {offset}");
+    let data = ErrorData {
+        kind: "truncated",
+        reason,
+        offset: usize::try_from(offset).ok(),
+        path: None,
+    };
+    with_data(crate::exc::MsgpackDecodeError::new_err(msg), &data)
 }
 
 #[cold]

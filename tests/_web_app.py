@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import Annotated, Any
+import decimal
+import enum
+import uuid
+from typing import Annotated, Any, NamedTuple
 
 import pydantic
 from fastapi import Depends, FastAPI, Request
@@ -104,11 +107,54 @@ async def echo_json(doc: list[dict[str, Any]]) -> Any:
     return doc
 
 
+class Color(enum.Enum):
+    RED = "red"
+
+
+class LatLon(NamedTuple):
+    lat: float
+    lon: float
+
+
+#: One value per type family that fastmsgpack packs, answered by `respond` in either format
+#: (GET /families/{name}, on the FastAPI app and on the plain Starlette one).
+FAMILIES: dict[str, Any] = {
+    "dataclasses": [Stop("depot", datetime.datetime(2026, 5, 1, 8, 30), (48.85, 2.35))],
+    "datetimes": {
+        "at": datetime.datetime(2026, 5, 1, 8, 30, tzinfo=datetime.timezone.utc),
+        "day": datetime.date(2026, 5, 1),
+        "time": datetime.time(8, 30),
+    },
+    "uuid": uuid.UUID("12345678-1234-5678-1234-567812345678"),
+    "decimal": [decimal.Decimal("1.10")],
+    "enum": {"color": Color.RED},
+    "sets": {"tags": {"a"}, "frozen": frozenset([1])},
+    "named_tuples": [LatLon(48.85, 2.35)],
+    "tuples": (1, "two", None),
+    "pydantic": Parcel(weight=1.5, to="Lyon", sent=datetime.datetime(2026, 5, 1, 8, 30)),
+    "builtins": {"int": 1, "float": 0.5, "str": "é", "none": None, "bool": True, "list": []},
+}
+
+
+@app.get("/families/{name}")
+async def family(request: Request, name: str) -> Response:
+    return respond(request, FAMILIES[name])
+
+
+async def plain_family(request: Any) -> Response:
+    return respond(request, FAMILIES[request.path_params["name"]])
+
+
 async def plain_trip(request: Any) -> Response:
     trip = await read_body(request, Trip, json_allowed=False)
     return respond(request, {"id": trip.id, "stops": len(trip.stops)}, default=True)
 
 
-plain = Starlette(routes=[Route("/trips", plain_trip, methods=["POST"])])
+plain = Starlette(
+    routes=[
+        Route("/trips", plain_trip, methods=["POST"]),
+        Route("/families/{name}", plain_family),
+    ]
+)
 install(plain)
 app.mount("/plain", plain)

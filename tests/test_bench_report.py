@@ -94,6 +94,48 @@ def test_plain_tables_fit_100_columns(tmp_path: Path) -> None:
         assert any(line.split()[:1] == ["workload"] and lib in line.split() for line in lines), lib
 
 
+def test_marks_are_explained_and_every_line_fits(tmp_path: Path) -> None:
+    # msgspec has no benchmark of "small-unpack" ("-"), fastmsgpack none of "small-dump"
+    # ("(n/a)"), and pickle only that one (a "-" geometric mean); a long machine description.
+    report = {
+        "machine_info": {
+            "python_implementation": "CPython",
+            "python_version": "3.11.7",
+            "cpu": {"brand_raw": "AMD EPYC 7B13 64-Core Processor " * 4},
+        },
+        "benchmarks": [
+            benchmark("small", "small-pack", "fastmsgpack", 4e-7),
+            benchmark("small", "small-pack", "msgspec", 5e-7),
+            benchmark("small", "small-unpack", "fastmsgpack", 4e-7),
+            benchmark("small", "small-dump", "msgspec", 6e-7),
+            benchmark("small", "small-dump", "pickle", 6e-7),
+        ],
+    }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_table.py"), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "(n/a)" in out and " - " in out.replace("\n", " ")
+    text = " ".join(out.split())
+    assert '"-": the library has no benchmark of that workload' in text
+    assert '"(n/a)": fastmsgpack has no time for the workload to compare with' in text
+    assert 'A geometric mean of "-": the library has no ratio to average' in text
+    assert max(map(len, out.splitlines())) <= 100, max(out.splitlines(), key=len)
+
+
+def test_bench_script_lines_fit_100_columns() -> None:
+    # The lines scripts/bench prints itself (the path of pytest's output among them).
+    for line in (ROOT / "scripts" / "bench").read_text().splitlines():
+        if line.lstrip().startswith("printf "):
+            text = line.split('"', 2)[1] if '"' in line else line.split("'", 2)[1]
+            for shown in text.replace("%s", "target/bench/pytest-benchmark.txt").split("\\n"):
+                assert len(shown) <= 100, line
+
+
 def test_memory_table_fits_100_columns() -> None:
     # The longest workload label the memory table has, and every library column it can show: the
     # library columns that do not fit go to a second block, which repeats the first two columns.

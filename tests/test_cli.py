@@ -423,12 +423,12 @@ def test_bytes_keys(tmp_path: Path) -> None:
 
 def test_ext_values(tmp_path: Path) -> None:
     path = tmp_path / "ext.msgpack"
-    path.write_bytes(packb({"e": Ext(5, b"\x01\x02"), "n": [Ext(-128, b"")]}))
+    path.write_bytes(packb({"e": Ext(5, b"\x01\x02"), "n": [Ext(-100, b"")]}))
     assert compact(path, "--bytes", "hex") == [
-        b'{"e":{"ext":5,"data":"0102"},"n":[{"ext":-128,"data":""}]}'
+        b'{"e":{"ext":5,"data":"0102"},"n":[{"ext":-100,"data":""}]}'
     ]
     assert compact(path, "--bytes", "base64") == [
-        b'{"e":{"ext":5,"data":"AQI="},"n":[{"ext":-128,"data":""}]}'
+        b'{"e":{"ext":5,"data":"AQI="},"n":[{"ext":-100,"data":""}]}'
     ]
     assert_fails(run(str(path)), b"Ext cannot be written as JSON", b"--bytes base64")
 
@@ -520,4 +520,89 @@ def test_help_describes_every_flag() -> None:
         b"summary",
         b"RFC 3339",
     ]:
+        assert needle in text
+
+
+# --- OPT_EXACT, and messages in the command's own words ------------------------------------
+
+
+def test_exact_values_in_their_json_form(tmp_path: Path) -> None:
+    import decimal
+    import uuid
+
+    value = {
+        "stops": (1, 2, 3),
+        "tags": {"fragile"},
+        "frozen": frozenset([1]),
+        "id": uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        "price": decimal.Decimal("19.90"),
+        "at": datetime.datetime(2024, 5, 17, 9, 30, tzinfo=datetime.timezone.utc),
+        "day": datetime.date(2024, 5, 17),
+        "big": 2**100,
+        "z": 1 + 2j,
+        "wait": datetime.timedelta(days=1, seconds=5, microseconds=250),
+        "raw": bytearray(b"\x00\xff"),
+        "when": datetime.datetime(2024, 5, 17, 9, 30, tzinfo=datetime.timezone.utc),
+        (1, 2): "tuple key",
+    }
+    path = tmp_path / "exact.msgpack"
+    path.write_bytes(packb(value, option=fastmsgpack.OPT_EXACT))
+    out = json.loads(ok("--exact", "--bytes", "hex", str(path)))
+    assert out == {
+        "stops": [1, 2, 3],
+        "tags": ["fragile"],
+        "frozen": [1],
+        "id": "12345678-1234-5678-1234-567812345678",
+        "price": "19.90",
+        "at": "2024-05-17T09:30:00+00:00",
+        "day": "2024-05-17",
+        "big": 2**100,
+        "z": [1.0, 2.0],
+        "wait": 86405.00025,
+        "raw": "00ff",
+        "when": "2024-05-17T09:30:00+00:00",
+        "[1,2]": "tuple key",
+    }
+    # Every digit of the big int and of the timedelta, as JSON numbers.
+    compact = ok("--exact", "--compact", "--bytes", "hex", str(path))
+    assert b'"big":1267650600228229401496703205376' in compact
+    assert b'"wait":86405.000250' in compact
+
+
+def test_exact_values_without_the_flag_name_it(tmp_path: Path) -> None:
+    path = tmp_path / "exact.msgpack"
+    path.write_bytes(packb({"stops": (1, 2)}, option=fastmsgpack.OPT_EXACT))
+    result = run(str(path))
+    assert_fails(result, b"written with OPT_EXACT: use --exact")
+    # Even with --bytes, the exact codes are not shown as opaque data.
+    assert_fails(run("--bytes", "hex", str(path)), b"use --exact")
+
+
+def test_exact_and_timestamps_together(tmp_path: Path) -> None:
+    when = datetime.datetime(2024, 5, 17, 9, 30, tzinfo=datetime.timezone.utc)
+    path = tmp_path / "both.msgpack"
+    path.write_bytes(
+        packb({"t": when}, option=OPT_DATETIME_AS_TIMESTAMP_EXT)
+        + packb({"t": (when,)}, option=fastmsgpack.OPT_EXACT)
+    )
+    out = ok("--exact", "--compact", str(path))
+    assert out == b'{"t":"2024-05-17T09:30:00+00:00"}\n{"t":["2024-05-17T09:30:00+00:00"]}\n'
+
+
+def test_exact_is_refused_with_from_json() -> None:
+    result = run("--from-json", "--exact", stdin=b"1")
+    assert result.returncode == 2
+    assert b"--exact applies to JSON output" in result.stderr
+
+
+def test_messages_name_the_flags_not_the_options() -> None:
+    result = run(stdin=packb({1: "one"}, option=OPT_NON_STR_KEYS))
+    assert_fails(result, b"--non-str-keys")
+    assert b"OPT_NON_STR_KEYS" not in result.stderr
+
+
+def test_help_names_no_file_path() -> None:
+    text = ok("--help")
+    assert b"doc/" not in text
+    for needle in [b"--exact", b"OPT_EXACT", b"tuples", b"RFC 3339", b"timedeltas"]:
         assert needle in text

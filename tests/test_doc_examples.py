@@ -87,3 +87,52 @@ def test_a_raises_comment_is_checked() -> None:
 
 def test_the_docs_have_examples() -> None:
     assert sum(len(blocks(p)) for p in PAGES) >= 20
+
+
+def last_statement_line(source: str) -> int:
+    """The index of the last line of ``source`` that is code (not blank, not a comment)."""
+    lines = source.splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        stripped = lines[i].strip()
+        if stripped and not stripped.startswith("#"):
+            return i
+    return -1
+
+
+def pasting_problems(source: str) -> list[str]:
+    """Why ``source`` would not run top to bottom when pasted into Python: a line that raises
+    with code after it (pasting stops there; show it in try/except or in its own block), or a
+    test framework the reader may not have."""
+    problems = []
+    last = last_statement_line(source)
+    for i, line in enumerate(source.splitlines()):
+        m = RAISES.match(line)
+        if m and not m.group(1) and i != last:
+            problems.append(f"line {i + 1} raises {m.group(3)} and code follows it: {line.strip()}")
+        if re.match(r"\s*(import pytest|from pytest\b)", line) or "pytest." in line:
+            problems.append(f"line {i + 1} uses pytest: {line.strip()}")
+    return problems
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)
+def test_page_examples_run_as_pasted(page: Path) -> None:
+    # Each block runs top to bottom when pasted into an interpreter: a line that raises ends its
+    # block (or sits in try/except, where it is indented), and no block needs pytest.
+    problems = [
+        f"{page.relative_to(ROOT)}:{line + n}: {problem}"
+        for line, source in blocks(page)
+        for n, problem in [(0, p) for p in pasting_problems(source)]
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_pasting_problems_are_found() -> None:
+    assert pasting_problems("x = 1\nint('x')  # raises ValueError\n") == []
+    assert pasting_problems("int('x')  # raises ValueError\nx = 1\n") == [
+        "line 1 raises ValueError and code follows it: int('x')  # raises ValueError"
+    ]
+    assert (
+        pasting_problems("try:\n    int('x')  # raises ValueError\nexcept ValueError:\n    pass\n")
+        == []
+    )
+    assert pasting_problems("import pytest\n") == ["line 1 uses pytest: import pytest"]

@@ -178,7 +178,12 @@ def test_json_transcoder_errors_carry_data() -> None:
     assert (ext.value.kind, ext.value.offset) == ("ext_not_json", 1)
     with pytest.raises(fastjson.JSONEncodeError) as dumped:
         fastjson.dumps(b"x")
-    assert (dumped.value.kind, dumped.value.offset) == (None, None)
+    # json.dumps's errors are encode errors: a kind and a path, no byte offset.
+    assert (dumped.value.kind, dumped.value.path, dumped.value.offset) == (
+        "unsupported_type",
+        "$",
+        None,
+    )
 
 
 def test_compat_stack_error_comes_from_the_kind() -> None:

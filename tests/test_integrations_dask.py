@@ -57,7 +57,9 @@ def _client() -> Iterator[Client]:
             processes=True,
             threads_per_worker=1,
             host="127.0.0.1",
-            dashboard_address=None,
+            # A free port: none given, the scheduler still serves HTTP, trying 8787 first and
+            # warning when another cluster holds it.
+            dashboard_address="127.0.0.1:0",
             preload=["fastmsgpack.integrations.dask", "_dask_counting"],
         )
     except Exception as exc:  # noqa: BLE001 (any failure to start is reported, not skipped)

@@ -11,9 +11,11 @@ from typing import Any
 import httpx
 import pytest
 from _uvicorn import uvicorn_server
+from _web_app import FAMILIES
 from starlette.requests import Request
 
 import fastmsgpack
+import fastmsgpack.json
 from fastmsgpack.integrations.starlette import wants_msgpack
 
 MSGPACK = "application/msgpack"
@@ -47,6 +49,28 @@ def test_msgpack_response(client: httpx.Client) -> None:
     assert r.headers["content-type"] == MSGPACK
     # FastAPI hands the response class JSON-able content: the datetime arrives as its text.
     assert fastmsgpack.unpackb(r.content) == {"at": "2026-05-01T12:00:00Z", "n": [1, 2]}
+
+
+@pytest.mark.parametrize("prefix", ["", "/plain"], ids=["fastapi", "starlette"])
+@pytest.mark.parametrize("accept", [MSGPACK, "application/json"], ids=["msgpack", "json"])
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_respond_applies_the_type_rules_in_both_formats(
+    client: httpx.Client, name: str, accept: str, prefix: str
+) -> None:
+    # Both branches of `respond` follow fastmsgpack's type rules (with OPT_SERIALIZE_PYDANTIC):
+    # a value the MessagePack branch sends, the JSON one sends too, as fastmsgpack.json writes it.
+    value = FAMILIES[name]
+    r = client.get(f"{prefix}/families/{name}", headers={"accept": accept})
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"] == accept
+    assert r.headers["vary"] == "Accept"
+    option = fastmsgpack.OPT_SERIALIZE_PYDANTIC
+    if accept == MSGPACK:
+        assert r.content == fastmsgpack.packb(value, option=option)
+    else:
+        assert r.content == fastmsgpack.json.dumps(value, option=option)
+        # What a JSON client reads: the MessagePack branch's value, as JSON reads it back.
+        assert r.json() == json.loads(fastmsgpack.json.dumps(value, option=option))
 
 
 def test_typed_body_and_negotiated_answer(client: httpx.Client) -> None:

@@ -172,7 +172,7 @@ CASES: dict[str, Callable[[], Any]] = {
     "circular": _fails(EE, PACK, CIRCULAR),
     "circular-named-tuple": _fails(EE, PACK, CIRCULAR_NAMED_TUPLE),
     "named-tuple-no-default": _fails(EE, PACK, POINTS, option=OPT_PASSTHROUGH_TUPLE),
-    "named-tuple-json": _fails(EE, fastmsgpack.json.dumps, POINTS),
+    "named-tuple-json": _fails(EE, fastmsgpack.json.dumps, POINTS, option=OPT_PASSTHROUGH_TUPLE),
     "too-deep-pack": _fails(EE, PACK, [DOC, nested_lists(300)]),
     "default-limit": _fails(EE, PACK, [DOC, Opaque()], default=lambda obj: obj),
     "pack-bad-option": _fails(EE, PACK, DOC, option=1 << 40),

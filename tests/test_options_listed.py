@@ -134,7 +134,12 @@ def test_readme_table_follows_the_core() -> None:
 # Each entry point with a call that is valid whatever the option (1 packs and unpacks as 1).
 CALLS: dict[str, Callable[[int], Any]] = {
     "packb": lambda option: fastmsgpack.packb(1, option=option),
-    "unpackb": lambda option: fastmsgpack.unpackb(b"\x01", option=option),
+    # OPT_FORBID_UNKNOWN_FIELDS applies to typed reads only: given with a type.
+    "unpackb": lambda option: fastmsgpack.unpackb(
+        b"\x01",
+        option=option,
+        type=int if option & fastmsgpack.OPT_FORBID_UNKNOWN_FIELDS else None,
+    ),
     "json.dumps": lambda option: fastjson.dumps(1, option=option),
     "json.from_msgpack": lambda option: fastjson.from_msgpack(b"\x01", option=option),
 }

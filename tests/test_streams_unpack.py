@@ -217,7 +217,7 @@ def test_options_and_ext_hook_apply_to_every_object() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(TypeError, match="read"):
-        Unpacker(object())  # type: ignore[arg-type]
+        Unpacker(object())  # type: ignore[call-overload]
     with pytest.raises(ValueError):
         Unpacker(read_size=0)
     with pytest.raises(MsgpackDecodeError, match="OPT_SORT_KEYS not valid for Unpacker"):
@@ -375,7 +375,7 @@ def test_cycles_through_the_file_or_the_hook_are_collected() -> None:
     import weakref
 
     class Source(io.BytesIO):
-        unpacker: Unpacker
+        unpacker: Unpacker[Any]
 
     source = Source(STREAM)
     source.unpacker = Unpacker(source)
@@ -392,7 +392,7 @@ def test_cycles_through_the_file_or_the_hook_are_collected() -> None:
         raised.append(error)  # the error's traceback holds the frames, and so the Unpacker
         raise error
 
-    def read_one() -> weakref.ref[Unpacker]:
+    def read_one() -> weakref.ref[Unpacker[Any]]:
         unpacker = Unpacker(ext_hook=hook)
         unpacker.feed(fastmsgpack.packb(fastmsgpack.Ext(1, b"")))
         with pytest.raises(MsgpackDecodeError):

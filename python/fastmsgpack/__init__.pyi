@@ -1,11 +1,12 @@
 import abc
+import builtins
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pickle import PickleBuffer
 from typing import Any, Generic, Protocol, TypeVar, final, overload
 
 from _typeshed import SupportsWrite
-from typing_extensions import Buffer
+from typing_extensions import Buffer, TypeForm
 
 from fastmsgpack.aio import AsyncUnpacker as AsyncUnpacker
 
@@ -89,7 +90,16 @@ OPT_SORT_KEYS: int
 OPT_STRICT_INTEGER: int
 OPT_UTC_Z: int
 
-class MsgpackEncodeError(TypeError): ...
+class MsgpackEncodeError(TypeError):
+    """An object could not be packed. The error's data, for code to read instead of its message
+    (``None`` on an error made by hand): ``kind``, what went wrong as a short name (one of
+    ``fastmsgpack._fastmsgpack._ENCODE_KINDS``: ``"unsupported_type"``, ``"circular_reference"``,
+    ...); ``path``, where the value is in the object packed (``$.rows[3].x``); ``type``, the
+    type refused, where there is one."""
+
+    kind: str | None
+    path: str | None
+    type: builtins.type | None
 
 class MsgpackDecodeError(ValueError):
     """The error's data, for code to read instead of its message (``None`` when it does not
@@ -186,9 +196,21 @@ def unpackb(
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
-    type: type[_T],
+    type: None = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
-    buffers: Iterable[Buffer] | None = None,
+    buffers: Iterable[object] | None = None,
+    registry: Registry | None = None,
+) -> Any: ...
+@overload
+def unpackb(
+    data: Buffer,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    option: int | None = None,
+    type: TypeForm[_T],
+    dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[object] | None = None,
     registry: Registry | None = None,
 ) -> _T: ...
 @overload
@@ -198,9 +220,9 @@ def unpackb(
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
-    type: Any = None,
+    type: Any,
     dec_hook: Callable[[type, Any], Any] | None = None,
-    buffers: Iterable[Buffer] | None = None,
+    buffers: Iterable[object] | None = None,
     registry: Registry | None = None,
 ) -> Any: ...
 @overload
@@ -210,9 +232,21 @@ def unpack(
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
-    type: type[_T],
+    type: None = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
-    buffers: Iterable[Buffer] | None = None,
+    buffers: Iterable[object] | None = None,
+    registry: Registry | None = None,
+) -> Any: ...
+@overload
+def unpack(
+    fp: _Readable,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = None,
+    option: int | None = None,
+    type: TypeForm[_T],
+    dec_hook: Callable[[type, Any], Any] | None = None,
+    buffers: Iterable[object] | None = None,
     registry: Registry | None = None,
 ) -> _T: ...
 @overload
@@ -222,9 +256,9 @@ def unpack(
     *,
     ext_hook: Callable[[int, bytes], Any] | None = None,
     option: int | None = None,
-    type: Any = None,
+    type: Any,
     dec_hook: Callable[[type, Any], Any] | None = None,
-    buffers: Iterable[Buffer] | None = None,
+    buffers: Iterable[object] | None = None,
     registry: Registry | None = None,
 ) -> Any: ...
 
@@ -236,7 +270,7 @@ class Decoder(Generic[_T]):
     @overload
     def __new__(
         cls,
-        type: type[_T],
+        type: TypeForm[_T],
         *,
         dec_hook: Callable[[type, Any], Any] | None = None,
         ext_hook: Callable[[int, bytes], Any] | None = None,
@@ -256,9 +290,11 @@ class Decoder(Generic[_T]):
     def type(self) -> Any: ...
 
 @final
-class Unpacker:
-    """Objects from a stream fed in pieces (``feed``) or read from ``file_like``."""
+class Unpacker(Generic[_T]):
+    """Objects from a stream fed in pieces (``feed``) or read from ``file_like``; with
+    ``type=T``, each object is a ``T`` (``Unpacker[T]``)."""
 
+    @overload
     def __new__(
         cls,
         file_like: _Readable | None = None,
@@ -268,17 +304,47 @@ class Unpacker:
         option: int | None = None,
         read_size: int = 65536,
         max_buffer_size: int = 104857600,
-        type: Any = None,
+        type: None = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
-        buffers: Iterable[Buffer] | None = None,
+        buffers: Iterable[object] | None = None,
         registry: Registry | None = None,
-    ) -> Unpacker: ...
+    ) -> Unpacker[Any]: ...
+    @overload
+    def __new__(
+        cls,
+        file_like: _Readable | None = None,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        read_size: int = 65536,
+        max_buffer_size: int = 104857600,
+        type: TypeForm[_T],
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        buffers: Iterable[object] | None = None,
+        registry: Registry | None = None,
+    ) -> Unpacker[_T]: ...
+    @overload
+    def __new__(
+        cls,
+        file_like: _Readable | None = None,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        read_size: int = 65536,
+        max_buffer_size: int = 104857600,
+        type: Any,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        buffers: Iterable[object] | None = None,
+        registry: Registry | None = None,
+    ) -> Unpacker[Any]: ...
     def feed(self, data: Buffer, /) -> None: ...
-    def unpack(self) -> Any: ...
+    def unpack(self) -> _T: ...
     def skip(self) -> None: ...
     def tell(self) -> int: ...
-    def __iter__(self) -> Unpacker: ...
-    def __next__(self) -> Any: ...
+    def __iter__(self) -> Unpacker[_T]: ...
+    def __next__(self) -> _T: ...
     def _next_raw(self) -> bytes | None: ...
     # For fastmsgpack.compat.
     def _read_array_header(self) -> int: ...

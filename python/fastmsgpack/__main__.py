@@ -2,6 +2,7 @@
 
     python -m fastmsgpack [FILE]               MessagePack in, indented JSON out
     python -m fastmsgpack --compact [FILE]     MessagePack in, compact JSON out
+    python -m fastmsgpack --exact [FILE]       MessagePack written with OPT_EXACT in, JSON out
     python -m fastmsgpack --from-json [FILE]   JSON in, MessagePack out
 
 The input is FILE, or standard input without one or when FILE is ``-``. It may hold several
@@ -10,7 +11,8 @@ MessagePack input is read in pieces by ``fastmsgpack.Unpacker``, which finds whe
 ends, so that a long stream is converted as it is read rather than loaded whole.
 Bad input ends the program with status 1 and the error (which says where it is) on standard
 error. The options that shape JSON output (``--compact``, ``--non-str-keys``, ``--bytes``,
-``--numpy``) are refused with ``--from-json``.
+``--numpy``, ``--exact``) are refused with ``--from-json``. Messages name the command's own
+flags (``--non-str-keys``), not the library's options.
 
 Each object is first converted by the Rust transcoder, without building Python objects. An object
 that holds what JSON has no type for (timestamps, raw numpy arrays, binary and extension values)
@@ -24,10 +26,12 @@ import argparse
 import base64
 import dataclasses
 import datetime
+import decimal
 import json
 import os
 import re
 import sys
+import uuid
 from collections import deque
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -57,13 +61,59 @@ _BYTES_HINT = "use --bytes base64 or --bytes hex"
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 
+#: The extension codes OPT_EXACT writes (doc/exact.md): read as values with --exact.
+_EXACT_CODES = range(-128, -115)
+_EXACT_HINT = "written with OPT_EXACT: use --exact"
+
+#: The library's option names in messages, and the flags of this command that set them.
+_FLAGS = {"OPT_NON_STR_KEYS": "--non-str-keys"}
+
+
+def docs_url() -> str | None:
+    """The online documentation's address, from the installed package's metadata
+    (``[project.urls] Documentation`` in pyproject.toml); ``None`` when it names none."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("fastmsgpack").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "documentation" and url.strip():
+            return str(url.strip())
+    return None
+
+
+#: What the help says of the forms JSON gets (doc/json.md's table, in short).
+FORMS = (
+    "Forms of the values JSON has no type for: a timestamp extension is its RFC 3339 text in "
+    'UTC; a raw numpy array is nested lists (--numpy list) or {"dtype", "shape"} (--numpy '
+    "summary); a bin is base64 or hex text (--bytes); with --exact, the extension values of "
+    "OPT_EXACT are their values: tuples, sets and frozensets as arrays, datetimes, dates and "
+    "times as RFC 3339 text, UUIDs and Decimals as their text, big ints as numbers, complex "
+    "numbers as [real, imaginary], timedeltas as their seconds; other extension values are "
+    '{"ext": TAG, "data": DATA} with DATA as --bytes writes a bin.'
+)
+
+
+def in_cli_words(message: str) -> str:
+    """``message`` with the library's option names replaced by the flags that set them."""
+    for option, flag in _FLAGS.items():
+        message = message.replace(f"see {option}", f"use {flag}").replace(option, flag)
+    return message
+
 
 class CliError(Exception):
     """An error to print as it is, on one line."""
 
 
 class _Unwritable(Exception):
-    """A value that needs ``--bytes``: its name (``bytes``, ``Ext``) is the message."""
+    """A value that needs a flag: its name (``bytes``, ``Ext``) and the hint that names it."""
+
+    def __init__(self, what: str, hint: str = _BYTES_HINT) -> None:
+        super().__init__(what)
+        self.hint = hint
 
 
 class _BadTimestamp(ValueError):
@@ -160,12 +210,24 @@ class Converter:
     """MessagePack to JSON documents, with the forms the command line chose for the values JSON
     has no type for."""
 
-    def __init__(self, option: int, bytes_form: str = "error", numpy_form: str = "list") -> None:
+    def __init__(
+        self,
+        option: int,
+        bytes_form: str = "error",
+        numpy_form: str = "list",
+        *,
+        exact: bool = False,
+    ) -> None:
         # option: OPT_NON_STR_KEYS and the layout options of json.dumps.
         self.option = option
         self.bytes_form = bytes_form
         self.numpy_form = numpy_form
+        self.exact = exact
         self.unpack_option = fastmsgpack.OPT_NUMPY_RAW | (option & fastmsgpack.OPT_NON_STR_KEYS)
+        if exact:
+            # OPT_EXACT's keys are any hashable value: written as the keys of --non-str-keys.
+            self.unpack_option = fastmsgpack.OPT_EXACT | fastmsgpack.OPT_NUMPY_RAW
+            self.option |= fastmsgpack.OPT_NON_STR_KEYS
 
     def documents(self, file: BinaryIO) -> Iterator[bytes]:
         """One JSON document for each MessagePack object in ``file``, in order, read from it a
@@ -179,7 +241,13 @@ class Converter:
         while True:
             # The stream offset of the next object: error messages give offsets from here on.
             offset = source.start = tell()
-            raw = next_raw()
+            try:
+                raw = next_raw()
+            except MsgpackDecodeError as exc:
+                if exc.kind != "truncated":
+                    raise
+                # The input ends inside an object: said below, with what is missing.
+                break
             if raw is None:
                 break
             try:
@@ -214,7 +282,7 @@ class Converter:
         except _Unwritable as exc:
             raise CliError(
                 f"{exc} cannot be written as JSON, in the object at byte offset {offset}"
-                f" ({_BYTES_HINT})"
+                f" ({exc.hint})"
             ) from None
         except (fastjson.JSONEncodeError, RecursionError) as exc:
             # Nested too deep for JSON, past the place where the transcoder stopped.
@@ -233,8 +301,34 @@ class Converter:
         if kind is bytes:
             return self._bytes(value, "bytes")
         if kind is _ExtValue:
+            if not self.exact and value.tag in _EXACT_CODES:
+                raise _Unwritable(f"an extension value of code {value.tag}", _EXACT_HINT)
             return {"ext": value.tag, "data": self._bytes(value.data, "Ext")}
-        if kind in (str, int, float, bool) or value is None:
+        if kind is int:
+            # Beyond 64 bits only with --exact: its digits, as a JSON number.
+            return value if -(2**63) <= value < 2**64 else fastjson.Fragment(str(value))
+        if kind in (str, float, bool) or value is None:
+            return value
+        if self.exact:
+            return self._exact(value)
+        return self._numpy(value)
+
+    def _exact(self, value: Any) -> Any:
+        """A value of a type OPT_EXACT gives back, in its JSON form (doc/json.md)."""
+        kind = type(value)
+        if kind is set or kind is frozenset:
+            return [self._json_ready(item) for item in value]
+        if kind is complex:
+            return [value.real, value.imag]
+        if kind is datetime.timedelta:
+            # Its length in seconds, every digit kept.
+            seconds = value.days * 86400 + value.seconds
+            text = f"{seconds}.{value.microseconds:06d}" if value.microseconds else str(seconds)
+            return fastjson.Fragment(text)
+        if kind is bytearray:
+            return self._bytes(bytes(value), "bytearray")
+        if kind in (datetime.datetime, datetime.date, datetime.time, uuid.UUID, decimal.Decimal):
+            # As json.dumps writes them: RFC 3339 text, the UUID's text, the Decimal's digits.
             return value
         return self._numpy(value)
 
@@ -242,9 +336,11 @@ class Converter:
         kind = type(key)
         if kind is bytes:
             return _Key(self._bytes(key, "bytes"))
-        if kind is tuple or kind is _ExtValue:
+        if kind is tuple or kind is _ExtValue or kind is frozenset:
             text = fastjson.dumps(self._json_ready(key), option=fastmsgpack.OPT_NON_STR_KEYS)
             return _Key(text.decode())
+        if kind is int and not -(2**63) <= key < 2**64:
+            return _Key(str(key))
         return key
 
     def _bytes(self, data: bytes, what: str) -> str:
@@ -325,7 +421,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "MessagePack input may hold several objects in a row: each is written as its own "
             "JSON document, followed by a newline. Bad input exits with status 1 and a message "
-            "that gives the byte offset of the problem. doc/json.md describes every form."
+            "that gives the byte offset of the problem. "
+            + FORMS
+            + (f" Documentation: {url}" if (url := docs_url()) else "")
         ),
     )
     parser.add_argument("file", nargs="?", help="the input file (default, or -: standard input)")
@@ -345,6 +443,15 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             'write binary values, and the data of extension values (as {"ext": TAG, "data": '
             "...}), as base64 text or as lowercase hexadecimal; the default, error, stops at them"
+        ),
+    )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help=(
+            "read the extension values of OPT_EXACT as the values they hold, and write those "
+            "in their JSON form (tuples and sets as arrays, datetimes, UUIDs and Decimals as "
+            "text, big ints as numbers)"
         ),
     )
     parser.add_argument(
@@ -369,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             ("--non-str-keys", args.non_str_keys),
             ("--bytes", args.bytes is not None),
             ("--numpy", args.numpy is not None),
+            ("--exact", args.exact),
         ):
             if given:
                 parser.error(f"{flag} applies to JSON output; it cannot be used with --from-json")
@@ -386,7 +494,9 @@ def main(argv: list[str] | None = None) -> int:
                 option |= fastmsgpack.OPT_APPEND_NEWLINE
                 if not args.compact:
                     option |= fastmsgpack.OPT_INDENT_2
-                converter = Converter(option, args.bytes or "error", args.numpy or "list")
+                converter = Converter(
+                    option, args.bytes or "error", args.numpy or "list", exact=args.exact
+                )
                 chunks = converter.documents(file)
             out = sys.stdout.buffer
             for chunk in chunks:
@@ -409,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         # ValueError covers MsgpackDecodeError and bad JSON or UTF-8; TypeError covers
         # MsgpackEncodeError (values with no JSON or MessagePack form).
         sys.stdout.flush()
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {in_cli_words(str(exc))}", file=sys.stderr)
         return 1
     return 0
 

@@ -63,6 +63,7 @@ json_from_msgpack = _json_from_msgpack
 # The option list of the core (name, bit), and each entry point with the bits it accepts.
 _OPTIONS: list[tuple[str, int]]
 _OPTION_MASKS: list[tuple[str, int]]
+_ENCODE_KINDS: list[str]
 
 def _json_from_msgpack_at(
     data: Buffer, offset: int, /, option: int | None = None
@@ -136,7 +137,7 @@ def _view(
 @final
 class _AsyncObjects:
     def __new__(
-        cls, unpacker: Unpacker, read_then_next: Callable[[], Awaitable[Any]], /
+        cls, unpacker: Unpacker[Any], read_then_next: Callable[[], Awaitable[Any]], /
     ) -> _AsyncObjects: ...
     def __aiter__(self) -> _AsyncObjects: ...
     def __anext__(self) -> Awaitable[Any]: ...

@@ -27,6 +27,19 @@ class View(metaclass=_ViewType):
     ``View(data)`` gives a ``MapView`` (a ``Mapping``) for a map, an ``ArrayView`` (a
     ``Sequence``) for an array, and any other value decoded, as ``unpackb`` would. ``data`` may be
     bytes, bytearray (copied), memoryview or mmap; the view holds it. See doc/views.md.
+
+    - ``option``: the options of ``unpackb`` (``OPT_NON_STR_KEYS``, ``OPT_EXACT``, ...).
+    - ``ext_hook``: ``ext_hook(tag, data)`` for extension values, as for ``unpackb``.
+    - ``type`` and ``dec_hook``: read each value as that type when it is read, as
+      ``unpackb(type=...)`` does.
+    - ``validate``: check the whole input first (the default); ``False`` reads only what is
+      accessed, for a large file of which a little is read.
+
+    Example::
+
+        >>> view = View(fastmsgpack.packb({"name": "north", "stops": [{"id": 1}]}))
+        >>> view["stops"][0]["id"]
+        1
     """
 
     __slots__ = ()

@@ -81,7 +81,13 @@ class AsyncUnpacker:
 
     At the end of the stream, iteration stops if the last object was whole, and raises
     ``MsgpackDecodeError`` if the stream ended inside an object; ``unpack()`` raises
-    ``OutOfData`` in the first case.
+    ``OutOfData`` in the first case. ``reader`` is an ``asyncio.StreamReader`` or an anyio byte
+    stream.
+
+    Example::
+
+        async for obj in AsyncUnpacker(reader, type=Event):
+            handle(obj)
     """
 
     __slots__ = ("_fed", "_max", "_read", "_read_size", "_unpacker")
@@ -194,14 +200,26 @@ async def write(
 ) -> None:
     """Packs ``obj`` (as ``packb(obj, default, option)``) and writes it: ``writer.write`` then
     ``await writer.drain()`` for an ``asyncio.StreamWriter``, ``await writer.send`` for an anyio
-    byte stream. Nothing is written if packing fails."""
+    byte stream. Nothing is written if packing fails.
+
+    Example::
+
+        await write(writer, {"id": 1})
+    """
     await _send(writer, packb(obj, default=default, option=option))
 
 
 def frame(
     obj: Any, /, *, default: Callable[[Any], Any] | None = None, option: int | None = None
 ) -> bytes:
-    """``obj`` packed, after its length as 4 big-endian bytes."""
+    """``obj`` packed (as ``packb(obj, default=default, option=option)``), after its length as 4
+    big-endian bytes.
+
+    Example::
+
+        >>> frame([1, 2])
+        b'\\x00\\x00\\x00\\x03\\x92\\x01\\x02'
+    """
     body = packb(obj, default=default, option=option)
     if len(body) > _MAX_PREFIXED:
         raise ValueError(f"a frame holds at most {_MAX_PREFIXED} bytes; this one is {len(body)}")
@@ -216,7 +234,13 @@ async def write_frame(
     default: Callable[[Any], Any] | None = None,
     option: int | None = None,
 ) -> None:
-    """Writes ``frame(obj)`` as :func:`write` writes, waiting on ``drain()``."""
+    """Writes ``frame(obj, default=default, option=option)`` to ``writer`` as :func:`write`
+    writes, waiting on ``drain()``.
+
+    Example::
+
+        await write_frame(writer, {"id": 1})
+    """
     await _send(writer, frame(obj, default=default, option=option))
 
 
@@ -250,7 +274,14 @@ async def read_frame(
     A frame longer than ``max_frame_size`` raises ``BufferFull`` from its prefix, before any of
     it is read; a frame whose bytes are not exactly one object raises ``MsgpackDecodeError``
     (the frame is consumed, so the next one can be read); a stream that ends between frames
-    raises ``OutOfData``, and one that ends inside a frame ``MsgpackDecodeError``."""
+    raises ``OutOfData``, and one that ends inside a frame ``MsgpackDecodeError``. ``reader`` is
+    an ``asyncio.StreamReader`` or an anyio byte stream; ``ext_hook``, ``option``, ``type`` and
+    ``dec_hook`` are those of ``unpackb``.
+
+    Example::
+
+        event = await read_frame(reader, type=Event)
+    """
     read = _receiver(reader)
     prefix = await _read_exactly(read, _PREFIX, eof_ok=True)
     if not prefix:
@@ -274,8 +305,15 @@ async def frames(
     type: Any = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
 ) -> AsyncIterator[Any]:
-    """The object of each frame, as :func:`read_frame` reads it, until the stream ends between
-    two frames."""
+    """The object of each frame, as :func:`read_frame` reads it (from ``reader``, with
+    ``max_frame_size``, ``ext_hook``, ``option``, ``type`` and ``dec_hook``), until the stream
+    ends between two frames.
+
+    Example::
+
+        async for event in frames(reader, type=Event):
+            handle(event)
+    """
     while True:
         try:
             obj = await read_frame(

@@ -15,7 +15,10 @@ pub struct JsonCompat<E: Emitter> {
 
 #[cold]
 fn not_json(what: &str) -> Error {
-    MsgpackEncodeError::new_err(format!("{what} has no JSON form (OPT_JSON_COMPAT)")).into()
+    crate::error::Error::new(
+        crate::error::Kind::UnsupportedType,
+        MsgpackEncodeError::new_err(format!("{what} has no JSON form (OPT_JSON_COMPAT)")),
+    )
 }
 
 impl<E: Emitter> JsonCompat<E> {
@@ -42,7 +45,6 @@ impl<E: Emitter> JsonCompat<E> {
 
 impl<E: Emitter> Emitter for JsonCompat<E> {
     const STRINGIFIES_KEYS: bool = true;
-    const JSON_TYPES: bool = true;
 
     fn nil(&mut self) -> Res {
         if self.in_key {

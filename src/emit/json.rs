@@ -24,7 +24,10 @@ pub struct JsonEmitter<const INDENT: bool> {
 
 #[cold]
 fn not_json(what: &str) -> Error {
-    MsgpackEncodeError::new_err(format!("{what} cannot be written as JSON")).into()
+    crate::error::Error::new(
+        crate::error::Kind::UnsupportedType,
+        MsgpackEncodeError::new_err(format!("{what} cannot be written as JSON")),
+    )
 }
 
 /// A string value's closing quote and separator.
@@ -167,7 +170,6 @@ impl<const INDENT: bool> JsonEmitter<INDENT> {
 impl<const INDENT: bool> Emitter for JsonEmitter<INDENT> {
     const STRINGIFIES_KEYS: bool = true;
     const JSON_TEXT: bool = true;
-    const JSON_TYPES: bool = true;
 
     #[inline(always)]
     fn nil(&mut self) -> Res {

@@ -24,7 +24,10 @@ use crate::exc::MsgpackEncodeError;
 
 #[cold]
 fn fragment_refused(why: &str) -> Error {
-    MsgpackEncodeError::new_err(why.to_owned()).into()
+    Error::new(
+        crate::error::Kind::InvalidValue,
+        MsgpackEncodeError::new_err(why.to_owned()),
+    )
 }
 
 /// [`Emitter::float_pair`] as its array and items.
@@ -47,10 +50,6 @@ pub trait Emitter {
     /// Whether this writes JSON text, to which the JSON-only options (`OPT_STRICT_INTEGER`)
     /// apply; false compiles their checks out of the other formats.
     const JSON_TEXT: bool = false;
-    /// Whether named tuples go to `default`, as in orjson, rather than being written as arrays:
-    /// true for JSON text and for `OPT_JSON_COMPAT` (whose reader sees what it would see through
-    /// JSON).
-    const JSON_TYPES: bool = false;
 
     fn nil(&mut self) -> Res;
     fn bool(&mut self, v: bool) -> Res;

@@ -17,6 +17,10 @@ use crate::ffi;
 /// A MessagePack array, read where it lies: items are decoded when they are read, a nested map
 /// or array is another view. Reads as a `Sequence` (`len`, `[]` with an index or a slice, `in`,
 /// iteration); `to_python()` decodes it whole.
+///
+/// Example:
+///     >>> View(fastmsgpack.packb([1, [2, 3]]))[1].to_python()
+///     [2, 3]
 #[pyclass(module = "fastmsgpack", frozen, sequence)]
 pub struct ArrayView {
     place: Place,

@@ -13,6 +13,10 @@ use crate::{ffi, opt};
 /// A MessagePack map, read where it lies: keys and values are decoded when they are read, a
 /// nested map or array is another view. Reads as a `Mapping` (`len`, `[]`, `in`, iteration over
 /// the keys, `get`, `keys`, `values`, `items`); `to_python()` decodes it whole.
+///
+/// Example:
+///     >>> View(fastmsgpack.packb({"id": 7, "tags": ["a"]}))["tags"][0]
+///     'a'
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct MapView {
     place: Place,

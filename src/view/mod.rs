@@ -189,6 +189,11 @@ pub fn _view<'py>(
     // Bins are bytes: a memoryview into the view's input (OPT_BIN_MEMORYVIEW) is not offered.
     let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
     let opts: Opt = opt::parse_for_reading(option, mask, "View")?;
+    opt::check_hook(ext_hook, "ext_hook")?;
+    opt::check_hook(dec_hook, "dec_hook")?;
+    if r#type.is_none_or(|t| t.is_none()) {
+        opt::check_untyped(opts, "View")?;
+    }
     let ext_hook = ext_hook.filter(|h| !h.is_none());
     let dec_hook = dec_hook.filter(|h| !h.is_none());
     let tp = r#type.filter(|t| !t.is_none());

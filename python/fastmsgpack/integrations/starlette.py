@@ -7,7 +7,9 @@
   when the request says ``Content-Type: application/json`` and ``json`` is allowed.
   :func:`body` makes the same a FastAPI dependency:
   ``item: Annotated[Item, Depends(body(Item))]``.
-- :func:`respond` answers in the format the request's ``Accept`` header prefers.
+- :func:`respond` answers in the format the request's ``Accept`` header prefers, by the same
+  type rules either way: MessagePack by ``fastmsgpack.packb``, JSON by ``fastmsgpack.json.dumps``
+  (:class:`JsonResponse`), so that a value one branch sends the other sends too.
 - A body that cannot be read raises :class:`BodyError`, an ``HTTPException``: 415 for a
   ``Content-Type`` that is neither, 400 for bytes that are not one valid object, 413 for a body
   over ``max_size``, 422 for an object that does not fit the type, with the path of the
@@ -27,7 +29,7 @@ from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fastmsgpack import (
     OPT_SERIALIZE_PYDANTIC,
@@ -36,10 +38,12 @@ from fastmsgpack import (
     packb,
     unpackb,
 )
+from fastmsgpack import json as fastjson
 
 __all__ = [
     "MSGPACK_TYPES",
     "BodyError",
+    "JsonResponse",
     "MsgpackResponse",
     "body",
     "error_response",
@@ -78,6 +82,22 @@ class MsgpackResponse(Response):
 
     def render(self, content: Any) -> bytes:
         return packb(content, default=type(self).default, option=self.option)
+
+
+class JsonResponse(Response):
+    """A response whose content is written by ``fastmsgpack.json.dumps``, as
+    ``application/json``: the type rules, ``default`` and ``option`` of :class:`MsgpackResponse`
+    (dataclasses, datetimes, UUIDs, enums, sets, named tuples, pydantic models...), in JSON.
+
+    Starlette's own ``JSONResponse`` uses the standard library's ``json``, which refuses most of
+    these; :func:`respond` answers JSON with this class instead."""
+
+    media_type = "application/json"
+    option: int | None = OPT_SERIALIZE_PYDANTIC
+    default: Callable[[Any], Any] | None = None
+
+    def render(self, content: Any) -> bytes:
+        return fastjson.dumps(content, default=type(self).default, option=self.option)
 
 
 def _media_type(header: str) -> str:
@@ -150,12 +170,22 @@ def respond(
     default: bool = False,
 ) -> Response:
     """``content`` as a :class:`MsgpackResponse` when the request prefers MessagePack
-    (:func:`wants_msgpack`), else as a ``JSONResponse``. Either way the response says
-    ``Vary: Accept``."""
+    (:func:`wants_msgpack`), else as a :class:`JsonResponse`: both apply fastmsgpack's type
+    rules (``packb`` and ``json.dumps``, with ``OPT_SERIALIZE_PYDANTIC``). Either way the
+    response says ``Vary: Accept``.
+
+    ``default`` is the answer when the request does not say which it prefers: ``True`` for
+    MessagePack, ``False`` (the default) for JSON.
+
+    Example, in a Starlette or FastAPI endpoint::
+
+        async def trip(request: Request) -> Response:
+            return respond(request, Trip(id=7, stops=[...]))
+    """
     vary = {"vary": "Accept", **(headers or {})}
     if wants_msgpack(request, default=default):
         return MsgpackResponse(content, status_code, vary)
-    return JSONResponse(content, status_code, vary)
+    return JsonResponse(content, status_code, vary)
 
 
 class BodyError(HTTPException):

@@ -107,11 +107,7 @@ impl<'py> Typed<'py> {
         if p.has_custom && dec_hook.is_none() {
             return Err(no_dec_hook(p));
         }
-        if let Some(hook) = dec_hook {
-            if !hook.is_callable() {
-                return Err(PyTypeError::new_err("dec_hook must be callable"));
-            }
-        }
+        crate::opt::check_hook(dec_hook, "dec_hook")?;
         let numpy_setup = if p.has_numpy {
             Some(Setup::of(py, opts | opt::NUMPY_RAW, ext_hook, source)?)
         } else {

@@ -43,7 +43,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
                 Some(value) => value,
                 None => read_field(obj, dict.as_ref(), name)?,
             };
-            dispatch::write(Ref::of(&value), st, cx, e)?;
+            dispatch::write(Ref::of(&value), st, cx, e).map_err(|err| err.at_key(name, obj))?;
         }
     }
     e.map_end()

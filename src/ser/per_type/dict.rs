@@ -1,4 +1,4 @@
-use crate::error::Res;
+use crate::error::{Error, Res};
 
 use crate::emit::{Emitter, KeyText};
 use crate::ffi::{self, DictIter, Owned, Ref};
@@ -55,7 +55,8 @@ unsafe fn write_entries<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E
                 // and no Python code has run since it was read: both are live until Python
                 // code runs, `Ref`'s contract, and `write_entry` holds them before it does.
                 let (key, value) = (Ref::new(key), Ref::new(value));
-                per_type::key::write_entry(key, value, st, cx, e)?;
+                per_type::key::write_entry(key, value, st, cx, e)
+                    .map_err(|err| entry_step(err, obj, n, value.as_ptr()))?;
                 n += 1;
             }
             if n != len || entries.changed() {
@@ -64,6 +65,32 @@ unsafe fn write_entries<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E
             e.map_end()
         })
     }
+}
+
+/// The error unwinding out of entry `n` of `dict`, whose value was `value`: the key is read
+/// again from the dict (the one walked may have been freed by Python code run meanwhile), and
+/// only when the entry still holds the same value; else the step says the entry was lost.
+#[cold]
+#[inline(never)]
+fn entry_step(mut err: Error, dict: Ref<'_>, n: usize, value: ffi::Obj) -> Error {
+    use pyo3::prelude::*;
+    if err.take_in_key() {
+        // About this entry's key: the path is the dict's.
+        return err;
+    }
+    // SAFETY: errors unwind on an attached thread.
+    let py = unsafe { Python::assume_attached() };
+    // SAFETY: the dict is held by its walk, which is unwinding: it is live.
+    let bound = unsafe { Bound::from_borrowed_ptr(py, dict.as_ptr()) };
+    if let Ok(d) = bound.cast::<pyo3::types::PyDict>() {
+        if let Some((k, v)) = d.iter().nth(n) {
+            // Addresses compared only: `value` is not read.
+            if v.as_ptr() == value {
+                return err.at_key(Ref::of_bound(&k), dict);
+            }
+        }
+    }
+    err.at_lost_entry(n, dict)
 }
 
 /// One entry to sort: the key's UTF-8 (borrowed from `key`, or from `replaced` when a key with
@@ -137,7 +164,8 @@ unsafe fn write_sorted<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E)
             e.map_key(i)?;
             e.str(&entry.utf8)?;
             e.map_value()?;
-            dispatch::write(Ref::of(&entry.value), st, cx, e)?;
+            dispatch::write(Ref::of(&entry.value), st, cx, e)
+                .map_err(|err| err.at_key(Ref::of(&entry._key), obj))?;
         }
         if walk.changed() {
             return Err(error::changed_size("dict"));

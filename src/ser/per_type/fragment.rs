@@ -46,18 +46,23 @@ pub unsafe fn write_json<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     }
     if let Ok(text) = contents.cast::<PyString>() {
         let utf8 = text.to_str().map_err(|cause| {
-            crate::ser::error::with_cause(
-                MsgpackEncodeError::new_err(
-                    "json.Fragment contents are not valid UTF-8 (a str with a lone surrogate)",
+            crate::error::Error::new(
+                crate::error::Kind::InvalidStr,
+                crate::ser::error::with_cause(
+                    MsgpackEncodeError::new_err(
+                        "json.Fragment contents are not valid UTF-8 (a str with a lone surrogate)",
+                    ),
+                    cause,
                 ),
-                cause,
             )
         })?;
         return e.raw_json(utf8.as_bytes());
     }
     let ty = contents.get_type().name()?;
-    Err(MsgpackEncodeError::new_err(format!(
-        "json.Fragment contents must be str or bytes, not {ty}"
+    Err(crate::error::Error::new(
+        crate::error::Kind::InvalidValue,
+        MsgpackEncodeError::new_err(format!(
+            "json.Fragment contents must be str or bytes, not {ty}"
+        )),
     ))
-    .into())
 }

@@ -61,7 +61,7 @@ unsafe fn write_entry_held<E: Emitter>(
         )
     };
     // SAFETY: both are held.
-    unsafe { write(Ref::of(&key), st, cx, e)? };
+    unsafe { write(Ref::of(&key), st, cx, e).map_err(crate::error::Error::in_key)? };
     e.map_value()?;
     dispatch::write(Ref::of(&value), st, cx, e)
 }

@@ -3,7 +3,7 @@ use crate::error::Res;
 use crate::emit::Emitter;
 use crate::ffi::{self, Ref};
 use crate::ser::state::State;
-use crate::ser::{dispatch, error, per_type, Ctx};
+use crate::ser::{dispatch, error, Ctx};
 
 /// A `list` (or subclass) as an array. An empty list is written here, inline in the caller's
 /// loop, as an empty dict is: documents hold many (a field with no items), and two calls out of
@@ -90,7 +90,7 @@ unsafe fn write_list<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -
                     return Err(error::changed_size("list"));
                 };
                 e.array_item(i)?;
-                dispatch::write(item, st, cx, e)?;
+                dispatch::write(item, st, cx, e).map_err(|err| err.at_index(i, obj))?;
             }
             if items.changed() {
                 return Err(error::changed_size("list"));
@@ -102,22 +102,17 @@ unsafe fn write_list<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -
 
 /// A named tuple as the array of its items, as msgpack-python and msgspec pack it, so that a
 /// typed decoder can build it again from its positions. JSON output (`json.dumps`, and `packb` with
-/// `OPT_JSON_COMPAT`) hands it to `default` instead, as orjson does.
+/// `OPT_JSON_COMPAT`) writes the same array, as the standard library's `json` does, so that both
+/// formats follow one rule (orjson refuses named tuples: doc/json.md lists the difference).
 ///
 /// # Safety
 /// `obj` is a live tuple subclass instance; the GIL is held.
 #[inline(always)]
 pub unsafe fn write_named_tuple<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live tuple subclass instance and the GIL is held (this function's
-    // precondition), which is what both writers need; such an instance stores its items as a tuple
-    // does.
-    unsafe {
-        if E::JSON_TYPES {
-            per_type::default::write(obj, st, cx, e)
-        } else {
-            write_tuple(obj, st, cx, e)
-        }
-    }
+    // precondition), which is what `write_tuple` needs; such an instance stores its items as a
+    // tuple does.
+    unsafe { write_tuple(obj, st, cx, e) }
 }
 
 /// A `tuple` (or named tuple) as an array.
@@ -137,7 +132,7 @@ pub unsafe fn write_tuple<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut
                 e.array_item(i)?;
                 // SAFETY: the tuple is held for the walk and its items never change, so each
                 // item lives while it is written.
-                dispatch::write(Ref::new(item), st, cx, e)?;
+                dispatch::write(Ref::new(item), st, cx, e).map_err(|err| err.at_index(i, obj))?;
             }
             e.array_end()
         })

@@ -91,7 +91,8 @@ unsafe fn write_collected<E: Emitter>(
             e.map_key(i)?;
             per_type::key::write(Ref::of(key), st, cx, e)?;
             e.map_value()?;
-            dispatch::write(Ref::of(value), st, cx, e)?;
+            dispatch::write(Ref::of(value), st, cx, e)
+                .map_err(|err| err.at_key(Ref::of(key), dict))?;
         }
     }
     e.map_end()

@@ -34,12 +34,16 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: the table (held by the context) holds `encode`; `obj` is held; attached.
     let value = unsafe { ffi::call1(entry.encode.as_ptr(), obj.as_ptr()) }.map_err(|cause| {
         let name = Ref::of(&obj).type_name();
-        error::with_cause(
-            MsgpackEncodeError::new_err(format!(
-                "the registered encode function raised an exception for type {name}"
-            )),
-            cause,
+        crate::error::Error::new(
+            crate::error::Kind::CallFailed,
+            error::with_cause(
+                MsgpackEncodeError::new_err(format!(
+                    "the registered encode function raised an exception for type {name}"
+                )),
+                cause,
+            ),
         )
+        .refusing(Ref::of(&obj))
     })?;
     let mark = e.ext_begin()?;
     dispatch::write(Ref::of(&value), st, cx, e)?;

@@ -27,7 +27,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
                 return Err(error::changed_size("set"));
             }
             e.array_item(n)?;
-            dispatch::write(Ref::of(&item), st, cx, e)?;
+            dispatch::write(Ref::of(&item), st, cx, e).map_err(|err| err.at_index(n, obj))?;
             n += 1;
         }
         if n != len {

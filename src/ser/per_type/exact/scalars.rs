@@ -12,7 +12,10 @@ use crate::ser::{error, Ctx};
 
 #[cold]
 fn refused(msg: String) -> crate::error::Error {
-    MsgpackEncodeError::new_err(msg).into()
+    crate::error::Error::new(
+        crate::error::Kind::InvalidValue,
+        MsgpackEncodeError::new_err(msg),
+    )
 }
 
 /// An `int` outside 64 bits: its big-endian two's complement, in as few bytes as hold it and its

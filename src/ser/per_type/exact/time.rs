@@ -20,7 +20,10 @@ pub struct TzCache(Cell<Option<(Owned, Vec<u8>)>>);
 
 #[cold]
 fn refused(msg: String) -> Error {
-    MsgpackEncodeError::new_err(msg).into()
+    Error::new(
+        crate::error::Kind::InvalidValue,
+        MsgpackEncodeError::new_err(msg),
+    )
 }
 
 /// # Safety
