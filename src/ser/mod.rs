@@ -25,8 +25,8 @@ pub struct Ctx<'a> {
     /// `Fragment` and `json.Fragment` (final classes: told by pointer).
     pub fragment_types: (TypePtr, TypePtr),
     pub known: &'static Known,
-    /// numpy's handles, loaded only with `OPT_SERIALIZE_NUMPY` or `OPT_NUMPY_RAW` (and when
-    /// numpy is installed).
+    /// numpy's handles, looked up only with `OPT_SERIALIZE_NUMPY`, `OPT_NUMPY_RAW` or
+    /// `OPT_EXACT`, and when numpy is imported.
     pub numpy: Option<&'static Numpy>,
     /// The last fixed-offset timezone seen (held, so its address cannot be reused by another
     /// object) and its offset in seconds: the datetimes of one call usually share one.
@@ -74,7 +74,7 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
         ),
         known: Known::get(py)?,
         numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW | opt::EXACT) != 0 {
-            numpy_for(py, opts)?
+            numpy_for(py)?
         } else {
             None
         },
@@ -94,15 +94,12 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
     })
 }
 
-/// numpy's handles for the numpy options; for `OPT_EXACT` only when numpy is imported already
-/// (there can be no numpy object to pack otherwise).
+/// numpy's handles for the numpy options and `OPT_EXACT`, only when numpy is imported already:
+/// there can be no numpy object to pack otherwise, so an option naming numpy costs one look in
+/// `sys.modules` when numpy is not imported or not installed, and never imports it.
 #[inline(never)]
-fn numpy_for(py: Python<'_>, opts: Opt) -> PyResult<Option<&'static Numpy>> {
-    if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
-        Numpy::get(py)
-    } else {
-        ffi::numpy_if_imported(py)
-    }
+fn numpy_for(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
+    Numpy::if_imported(py)
 }
 
 /// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with
