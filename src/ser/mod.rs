@@ -21,6 +21,9 @@ use state::State;
 /// `'a` is the call's: the arguments it borrows live while it runs.
 pub struct Ctx<'a> {
     pub default: Option<Ref<'a>>,
+    /// `fastmsgpack.compat`'s `Packer`: its user's `default`, which `default` (the `Packer`'s
+    /// own conversion) ends by calling, called directly where the conversion has nothing to do.
+    pub user_default: Option<Ref<'a>>,
     pub ext_type: TypePtr,
     /// `Fragment` and `json.Fragment` (final classes: told by pointer).
     pub fragment_types: (TypePtr, TypePtr),
@@ -67,6 +70,7 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
     let (default, registry) = hooks;
     Ok(Ctx {
         default: default.map(Ref::of_bound),
+        user_default: None,
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
         fragment_types: (
             <crate::fragment::Fragment as pyo3::PyTypeInfo>::type_object_raw(py),
@@ -237,19 +241,22 @@ fn write_msgpack(
 /// old-spec raw strings (`old_spec`) and floats as float32 (`single_float`), as msgpack-python's
 /// `use_bin_type=False` and `use_single_float=True`; a str that strict UTF-8 refuses encoded with
 /// the error handler `unicode_errors`; the output starting with room for `start` bytes
-/// (`buf_size`) when that is more than the scratch buffer holds.
+/// (`buf_size`) when that is more than the scratch buffer holds. `defaults` are the `Packer`'s
+/// conversion and its user's `default` ([`Ctx::user_default`]).
 #[allow(clippy::too_many_arguments)]
 pub fn packb_compat<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    defaults: (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
     opts: Opt,
     old_spec: bool,
     single_float: bool,
     unicode_errors: Option<std::ffi::CString>,
     start: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (default, user_default) = defaults;
     let mut cx = context(py, (default, None), opts)?;
+    cx.user_default = user_default.map(Ref::of_bound);
     cx.unicode_errors = unicode_errors;
     let mut scratch = ffi::scratch();
     let writer = if start > ffi::SCRATCH_LEN {
