@@ -176,3 +176,17 @@ def test_what_the_users_default_raises_propagates_as_it_is() -> None:
     with pytest.raises(LookupError) as info:
         msgpack.packb({"a": [Point(1)]}, default=default)
     assert info.value is error
+
+
+def test_packb_with_default_calls_it_once_per_object() -> None:
+    default = Counted(lambda p: p.x)
+    points = [Point(i) for i in range(4)]
+    assert compat.packb(points, default=default) == msgpack.packb(list(range(4)))
+    assert compat.packb(points, default=default, use_bin_type=True) == msgpack.packb([0, 1, 2, 3])
+    assert default.calls == 8
+    # Other arguments beside default go through a Packer of their own, as before.
+    assert compat.packb([b"x", Point(1)], default=default, use_bin_type=False) == msgpack.packb(
+        [b"x", 1], use_bin_type=False
+    )
+    with pytest.raises(TypeError):
+        compat.packb(points, default=1)  # type: ignore[arg-type]

@@ -143,6 +143,14 @@ class Packer:
         # it unchanged (not when datetimes are converted here: the core leaves that to _convert).
         self._direct = None if self._datetime else default
 
+    def _with_default(self, default: Callable[[Any], Any]) -> Packer:
+        """A Packer with this one's settings and `default` (callable), made without checks."""
+        packer = object.__new__(Packer)
+        packer.__dict__.update(self.__dict__)
+        packer._default = default
+        packer._direct = None if self._datetime else default
+        return packer
+
     def _convert(self, obj: Any) -> Any:
         if type(obj) is ExtType or (not self._strict and isinstance(obj, ExtType)):
             return _core.Ext(obj.code, obj.data)
