@@ -2,10 +2,12 @@
 fastmsgpack.AsyncUnpacker(reader)`` against msgpack-python's ``Unpacker`` fed by hand from the
 same kind of reader (``while data := await reader.read(READ): unpacker.feed(data)``).
 
-Two streams, sent by a server in the same event loop: 100,000 small messages (records of an id,
-a name, a float, a flag and two tags, about 50 bytes each), and 100 messages of 1 MB (each a
-list of 19,800 such records). A round opens a connection, reads every object and counts them.
-Groups ``aio-100k-small`` and ``aio-100x1mb``. ``read-only`` is the floor both libraries
+Three streams, sent by a server in the same event loop: 100,000 small messages (records of an
+id, a name, a float, a flag and two tags, about 50 bytes each), 100,000 tiny ones (a queue
+consumer's ``{"id": i, "name": f"n{i}", "p": [i / 3, -i / 7]}``, about 30 bytes each), and
+100 messages of 1 MB (each a list of 19,800 small records). A round opens a connection, reads
+every object and counts them. Groups ``aio-100k-small``, ``aio-100k-tiny`` and
+``aio-100x1mb``. ``read-only`` is the floor both libraries
 share: the same connection and reads, nothing decoded. With ``scripts/bench --baseline REV``,
 the earlier build is timed too, as ``fastmsgpack-before``: ``AsyncUnpacker`` (this build's Python
 layer) over the earlier build's ``Unpacker``, iterated by the earlier core's iterator when it
@@ -43,6 +45,11 @@ def stream(name: str) -> tuple[bytes, int]:
     if name not in STREAMS:
         if name == "100k-small":
             messages = [fastmsgpack.packb(record(i)) for i in range(100_000)]
+        elif name == "100k-tiny":
+            messages = [
+                fastmsgpack.packb({"id": i, "name": f"n{i}", "p": [i / 3, -i / 7]})
+                for i in range(100_000)
+            ]
         else:
             messages = [fastmsgpack.packb([record(i) for i in range(19_800)]) for _ in range(100)]
         STREAMS[name] = (b"".join(messages), len(messages))
@@ -153,7 +160,7 @@ if BEFORE is not None and hasattr(BEFORE, "Unpacker"):
 
 
 @pytest.mark.parametrize("library", list(READERS))
-@pytest.mark.parametrize("name", ["100k-small", "100x1mb"])
+@pytest.mark.parametrize("name", ["100k-small", "100k-tiny", "100x1mb"])
 def test_aio_read(
     benchmark: Any, loop: asyncio.AbstractEventLoop, port: int, name: str, library: str
 ) -> None:

@@ -11,10 +11,20 @@ work, so its ratio shows what the compat layer costs. With ``scripts/bench --bas
 ``fastmsgpack-before`` is the same compat call on REV's core (this checkout's Python layer over
 the earlier extension, benchmarks/baseline.py). Every result is checked against msgpack-python's
 before it is timed.
+
+Groups ``compat-default-<case>``: ``Packer(default=...).pack(objects)`` on a list of 8 objects
+that the ``default`` converts, as tarantool's and other clients' packers do: ``int`` (objects
+whose default returns an int), ``uuid-ext`` (UUIDs returned as ``ExtType(2, u.bytes)``) and
+``mixed-ext`` (Decimal, UUID and aware datetime, each returned as an ``ExtType``). ``fastmsgpack``
+is ``fastmsgpack.compat.Packer``, ``msgpack`` msgpack-python's ``Packer`` with the same
+``default`` (returning its own ``ExtType``); the time per converted object is the median over 8.
 """
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -72,3 +82,77 @@ def test_compat(
     benchmark.extra_info["operation"] = group
     benchmark.extra_info["fixture"] = fixture_name
     benchmark(func, arg, **kwargs)
+
+
+class Holder:
+    """An object of the program's own that its `default` packs as an int."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+def _as_int(obj: Any) -> Any:
+    return obj.value
+
+
+def _ext_default(ext_type: Any) -> Callable[[Any], Any]:
+    def default(obj: Any) -> Any:
+        if isinstance(obj, uuid.UUID):
+            return ext_type(2, obj.bytes)
+        if isinstance(obj, decimal.Decimal):
+            return ext_type(1, str(obj).encode())
+        if isinstance(obj, datetime.datetime):
+            return ext_type(4, int(obj.timestamp() * 1e6).to_bytes(8, "little", signed=True))
+        raise TypeError(f"cannot pack {type(obj).__name__}")
+
+    return default
+
+
+_UTC = datetime.timezone.utc
+# case -> (the 8 objects, default for fastmsgpack.compat, default for msgpack-python)
+DEFAULT_CASES: dict[str, tuple[list[Any], Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "int": ([Holder(i * 1000) for i in range(8)], _as_int, _as_int),
+    "uuid-ext": (
+        [uuid.UUID(int=i * 0x9E3779B97F4A7C15 + 1) for i in range(8)],
+        _ext_default(compat.ExtType),
+        _ext_default(msgpack.ExtType),
+    ),
+    "mixed-ext": (
+        [
+            decimal.Decimal("12.50"),
+            uuid.UUID(int=7),
+            datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=_UTC),
+            decimal.Decimal("-0.001"),
+            uuid.UUID(int=2**100),
+            datetime.datetime(1999, 12, 31, 23, 59, 59, tzinfo=_UTC),
+            decimal.Decimal("3E+5"),
+            uuid.UUID(int=2**127),
+        ],
+        _ext_default(compat.ExtType),
+        _ext_default(msgpack.ExtType),
+    ),
+}
+DEFAULT_PACKERS: dict[str, Callable[[Callable[[Any], Any]], Any]] = {
+    "fastmsgpack": lambda default: compat.Packer(default=default),
+    "msgpack": lambda default: msgpack.Packer(default=default),
+}
+if BEFORE_COMPAT is not None:
+    DEFAULT_PACKERS[BEFORE_NAME] = lambda default: BEFORE_COMPAT.Packer(default=default)
+DEFAULT_ROWS = [(case, library) for case in DEFAULT_CASES for library in DEFAULT_PACKERS]
+
+
+@pytest.mark.parametrize(
+    ("case", "library"), DEFAULT_ROWS, ids=[f"{c}-{lib}" for c, lib in DEFAULT_ROWS]
+)
+def test_compat_default(benchmark: Any, case: str, library: str) -> None:
+    objects, ours, theirs = DEFAULT_CASES[case]
+    packer = DEFAULT_PACKERS[library](theirs if library == "msgpack" else ours)
+    expected = msgpack.Packer(default=theirs).pack(objects)
+    assert packer.pack(objects) == expected, f"{library} differs"
+    benchmark.group = f"compat-default-{case}"
+    benchmark.extra_info["library"] = library
+    benchmark.extra_info["operation"] = "compat-default"
+    benchmark.extra_info["objects"] = len(objects)
+    benchmark(packer.pack, objects)

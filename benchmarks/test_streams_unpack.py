@@ -18,6 +18,12 @@ objects, its size in MB):
   list. The 200,000 containers that stay alive make the garbage collector walk more at each
   collection, and the memory they take is new: both add about the same time per message to each
   library, so the ratio is closer than when the messages are let go.
+- ``unpacker-feed-tiny-100k`` and ``unpacker-feed-tiny-100k-kept``: a queue consumer's case,
+  100,000 messages ``{"id": i, "name": f"n{i}", "p": [i / 3, -i / 7]}`` (some 30 bytes each)
+  fed 64 KiB at a time, each message let go once taken, or all kept in a list. Beside the two
+  Unpackers, ``fastmsgpack-unpackb-array`` and ``msgpack-unpackb-array`` decode the same messages
+  packed as one array in one call (the messages all kept, as in the second group): the Unpacker's
+  cost per message over one-shot decoding.
 - ``unpacker-file-small-100k``: the same stream read from a file-like object
   (``Unpacker(io.BytesIO(stream))``), each library with its default read size, each message let
   go.
@@ -214,6 +220,64 @@ def test_unpacker_file_small(benchmark: Any, library: str) -> None:
     reader = FILE_SMALL[library]
     _checked(benchmark, "unpacker-file-small-100k", library, reader)
     benchmark(reader.dropped)
+
+
+class TinyStream:
+    """The queue consumer's messages: as a stream in 64 KiB pieces, and as one array."""
+
+    def __init__(self) -> None:
+        self.messages = [{"id": i, "name": f"n{i}", "p": [i / 3, -i / 7]} for i in range(MESSAGES)]
+        self.stream = b"".join(_pack(m) for m in self.messages)
+        self.pieces = _pieces(self.stream)
+        self.array = _pack(self.messages)
+
+
+@functools.cache
+def tiny_stream() -> TinyStream:
+    stream = TinyStream()
+    freeze_inputs()
+    return stream
+
+
+def _tiny_feeding(make: Callable[[], Any]) -> Reader:
+    return Reader(
+        lambda: _fed(make, tiny_stream().pieces), lambda: _fed_dropped(make, tiny_stream().pieces)
+    )
+
+
+def _tiny_array(decode: Callable[[bytes], Any]) -> Reader:
+    return Reader(lambda: list(decode(tiny_stream().array)), lambda: decode(tiny_stream().array))
+
+
+FEED_TINY: dict[str, Reader] = {
+    **{name: _tiny_feeding(build.Unpacker) for name, build in BUILDS.items()},
+    "fastmsgpack-compat": _tiny_feeding(lambda: compat.Unpacker(raw=False)),
+    "msgpack": _tiny_feeding(lambda: msgpack.Unpacker(raw=False)),
+    "fastmsgpack-unpackb-array": _tiny_array(fastmsgpack.unpackb),
+    "msgpack-unpackb-array": _tiny_array(lambda b: msgpack.unpackb(b, raw=False)),
+}
+ARRAYS_TINY = ("fastmsgpack-unpackb-array", "msgpack-unpackb-array")
+
+
+def _tiny_checked(benchmark: Any, group: str, library: str, reader: Reader) -> None:
+    _label(benchmark, group, library, len(tiny_stream().stream))
+    if id(reader) not in _CHECKED:
+        assert reader.kept() == tiny_stream().messages, f"{library}: the messages differ"
+        _CHECKED.add(id(reader))
+
+
+@pytest.mark.parametrize("library", [lib for lib in FEED_TINY if lib not in ARRAYS_TINY])
+def test_unpacker_feed_tiny(benchmark: Any, library: str) -> None:
+    reader = FEED_TINY[library]
+    _tiny_checked(benchmark, "unpacker-feed-tiny-100k", library, reader)
+    benchmark(reader.dropped)
+
+
+@pytest.mark.parametrize("library", list(FEED_TINY))
+def test_unpacker_feed_tiny_kept(benchmark: Any, library: str) -> None:
+    reader = FEED_TINY[library]
+    _tiny_checked(benchmark, "unpacker-feed-tiny-100k-kept", library, reader)
+    benchmark(reader.kept)
 
 
 class LargeObject:

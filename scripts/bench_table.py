@@ -50,7 +50,8 @@ FAMILY_TITLES = {
     "streams-pack": "Packing to streams: 100,000 small messages one by one, a 7.9 MB snapshot to a file",
     "streams-unpack": "Objects from streams: Unpacker fed 64 KiB at a time or reading a file,"
     " and unpack(fp)",
-    "compat": "fastmsgpack.compat and msgpack-python, the same calls on the four JSON documents",
+    "compat": "fastmsgpack.compat and msgpack-python, the same calls on the four JSON documents"
+    " and a Packer with a converting default",
     "dask": "Dask serialize/deserialize: route snapshot (100k) and 1M float64, by family",
     "celery": "Celery task round trips (send, run, result) on a local worker and Redis",
     "typed": "Typed decoding: 2,000 dataclass records (type=list[Record]) and a pydantic model",

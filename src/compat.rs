@@ -66,9 +66,14 @@ fn copy_if_strided<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, 
 /// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type`,
 /// `use_single_float` and `unicode_errors` (a codec error handler's name, as ASCII bytes), the
 /// output starting with room for `start` bytes (see [`crate::ser::packb_compat`]).
+///
+/// `default` is the `Packer`'s own conversion, which ends by calling its user's `default`;
+/// `user_default`, when given, is that user's `default`, called directly for the objects the
+/// conversion would hand it unchanged ([`crate::ser::per_type::default`] says which). What
+/// either raises propagates as it is, as in msgpack-python.
 #[pyfunction]
 #[pyo3(signature = (obj, default, option, use_bin_type=true, use_single_float=false,
-                    unicode_errors=None, start=0, /))]
+                    unicode_errors=None, start=0, user_default=None, /))]
 #[allow(clippy::too_many_arguments)]
 pub fn _packb_compat<'py>(
     py: Python<'py>,
@@ -79,6 +84,7 @@ pub fn _packb_compat<'py>(
     use_single_float: bool,
     unicode_errors: Option<&[u8]>,
     start: usize,
+    user_default: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if option & !crate::opt::PACKB_MASK != 0 {
         return Err(PyValueError::new_err("invalid option"));
@@ -90,7 +96,7 @@ pub fn _packb_compat<'py>(
     crate::ser::packb_compat(
         py,
         obj,
-        default,
+        (default, user_default.filter(|d| !d.is_none())),
         option | crate::opt::COMPAT_PACK,
         !use_bin_type,
         use_single_float,
@@ -100,10 +106,12 @@ pub fn _packb_compat<'py>(
 }
 
 /// Registers `fastmsgpack.compat`'s `ExtType`, a named tuple class, so that `packb` hands its
-/// instances to `default` (compat's, which packs them as extension values) instead of packing
-/// them as arrays. Called once, when `fastmsgpack.compat` is imported.
+/// instances to `default` instead of packing them as arrays (compat's `Packer` packs an `ExtType`
+/// itself as an extension value), and its `Timestamp`, which that `Packer` converts before any
+/// `default` of its user's. Called once, when `fastmsgpack.compat` is imported.
 #[pyfunction]
-#[pyo3(signature = (cls, /))]
-pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>) {
+#[pyo3(signature = (cls, timestamp, /))]
+pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>, timestamp: &Bound<'_, PyType>) {
     crate::ffi::set_compat_ext_type(cls.clone().unbind());
+    crate::ffi::set_compat_timestamp_type(timestamp.clone().unbind());
 }

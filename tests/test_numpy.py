@@ -254,20 +254,72 @@ NO_NUMPY = textwrap.dedent(
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "imports"),
     [
-        "f.packb(1, option=f.OPT_SERIALIZE_NUMPY)",
-        "f.packb(1, option=f.OPT_NUMPY_RAW)",
-        "f.unpackb(b'\\x90', option=f.OPT_NUMPY_RAW)",
+        # Packing: no numpy object can exist before numpy is imported, so packb never imports it.
+        ("f.packb(1, option=f.OPT_SERIALIZE_NUMPY)", False),
+        ("f.packb(1, option=f.OPT_NUMPY_RAW)", False),
+        ("f.json.dumps(1, option=f.OPT_SERIALIZE_NUMPY)", False),
+        # Decoding raw arrays needs numpy, imported or not.
+        ("f.unpackb(b'\\x90', option=f.OPT_NUMPY_RAW)", True),
     ],
+    ids=["packb-serialize", "packb-raw", "json-dumps", "unpackb-raw"],
 )
-def test_numpy_is_imported_only_when_an_option_asks(call: str) -> None:
-    script = NO_NUMPY.replace("CALL", call)
+def test_numpy_is_imported_only_when_an_option_needs_it(call: str, imports: bool) -> None:
+    script = NO_NUMPY.replace("CALL", "import fastmsgpack.json\n" + call)
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["False", "True"]
+    assert result.stdout.split() == ["False", str(imports)]
+
+
+# numpy made impossible to import, as when it is not installed: a finder ahead of the others that
+# refuses it and counts the attempts. Then the options are used many times, and only after that
+# is numpy allowed and imported: what the calls found out while it was missing must not hide it.
+MISSING_NUMPY = textwrap.dedent(
+    """
+    import sys
+    attempts = []
+
+    class Missing:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name == "numpy" or name.startswith("numpy."):
+                attempts.append(name)
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, Missing)
+    import fastmsgpack as f
+
+    RAW = RAW_BYTES
+    for _ in range(200):
+        assert f.packb([1, 2.5], option=f.OPT_SERIALIZE_NUMPY) == f.packb([1, 2.5])
+        assert f.packb([1, 2.5], option=f.OPT_NUMPY_RAW) == f.packb([1, 2.5])
+        # Without numpy, a raw array stays the map it is written as (with bin keys).
+        assert isinstance(f.unpackb(RAW, option=f.OPT_NUMPY_RAW | f.OPT_NON_STR_KEYS), dict)
+    print(len(attempts))
+    sys.meta_path.remove(Missing)
+    import numpy as np
+
+    assert f.packb(np.arange(3), option=f.OPT_SERIALIZE_NUMPY) == f.packb([0, 1, 2])
+    back = f.unpackb(RAW, option=f.OPT_NUMPY_RAW)
+    assert isinstance(back, np.ndarray) and back.tolist() == [0, 1, 2], back
+    print("ok")
+    """
+)
+
+
+def test_numpy_missing_is_found_out_once_and_a_later_import_is_seen() -> None:
+    raw = fastmsgpack.packb(np.arange(3), option=fastmsgpack.OPT_NUMPY_RAW)
+    script = MISSING_NUMPY.replace("RAW_BYTES", repr(raw))
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    # One failed import for 200 decodes with OPT_NUMPY_RAW, none for packing.
+    assert result.stdout.split() == ["1", "ok"]
 
 
 plain_dtypes = st.one_of(

@@ -115,9 +115,10 @@ def _packb_compat(
     use_single_float: bool = False,
     unicode_errors: bytes | None = None,
     start: int = 0,
+    user_default: Callable[[Any], Any] | None = None,
     /,
 ) -> bytes: ...
-def _set_compat_ext_type(cls: type, /) -> None: ...
+def _set_compat_ext_type(cls: type, timestamp: type, /) -> None: ...
 
 # fastmsgpack.View: a view of the one object in `data`, or that object when it is neither a map
 # nor an array.

@@ -235,19 +235,3 @@ pub unsafe fn new_fixed_timezone(known: &Known, offset: Obj, name: Obj) -> Resul
         Owned::from_new((api.TimeZone_FromTimeZone)(offset, name)).ok_or_else(fetch_error)
     }
 }
-
-/// numpy's handles when numpy has been imported already (there can be no numpy object to pack
-/// otherwise); `None` without importing it.
-pub fn numpy_if_imported(py: Python<'_>) -> PyResult<Option<&'static super::Numpy>> {
-    let name = pyo3::intern!(py, "numpy");
-    // SAFETY: attached; `PyImport_GetModule` returns a new reference or null, and sets an error
-    // only on failure (not when the module is simply absent).
-    let module = unsafe { Owned::from_new(ffi::PyImport_GetModule(name.as_ptr())) };
-    if module.is_none() {
-        if let Some(err) = PyErr::take(py) {
-            return Err(err);
-        }
-        return Ok(None);
-    }
-    super::Numpy::get(py)
-}

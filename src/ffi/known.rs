@@ -164,3 +164,31 @@ pub fn compat_ext_type() -> Option<TypePtr> {
     let ptr = COMPAT_EXT_TYPE.load(Ordering::Acquire);
     (!ptr.is_null()).then_some(ptr)
 }
+
+/// `fastmsgpack.compat`'s `Timestamp` once that module is imported, else null.
+static COMPAT_TIMESTAMP_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Records `cls`, `fastmsgpack.compat`'s `Timestamp`, which compat's `Packer` converts itself
+/// before any user `default` sees it: an instance is never handed straight to that `default`
+/// ([`compat_timestamp_type`]). Held for the life of the process; a later call changes nothing.
+pub fn set_compat_timestamp_type(cls: Py<PyType>) {
+    let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
+    if COMPAT_TIMESTAMP_TYPE
+        .compare_exchange(
+            std::ptr::null_mut(),
+            ptr,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        )
+        .is_ok()
+    {
+        // Held for good, so the pointer stays valid for every later call.
+        std::mem::forget(cls);
+    }
+}
+
+/// The class given to [`set_compat_timestamp_type`], or null.
+#[inline]
+pub fn compat_timestamp_type() -> TypePtr {
+    COMPAT_TIMESTAMP_TYPE.load(Ordering::Acquire)
+}

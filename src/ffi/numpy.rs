@@ -2,6 +2,7 @@
 //! strided view of an array's memory through the buffer protocol.
 
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -41,6 +42,13 @@ unsafe impl Sync for Numpy {}
 
 static NUMPY: PyOnceLock<Numpy> = PyOnceLock::new();
 
+/// Set when an import of numpy failed (it is not installed, or cannot be imported): later calls
+/// then look for numpy in `sys.modules` only, and import it again only once it appears there
+/// (the program imported it, after installing it or changing `sys.path`). Only a hint, read and
+/// written without ordering: a thread that misses it tries the import once more, which is all
+/// the flag saves.
+static NUMPY_MISSING: AtomicBool = AtomicBool::new(false);
+
 /// numpy's fixed-size numeric scalar types, by their names in the `numpy` module (several names
 /// can be one type). `float64` is left out: it subclasses `float` and packs as one.
 const SCALAR_TYPE_NAMES: [&str; 17] = [
@@ -64,18 +72,48 @@ const SCALAR_TYPE_NAMES: [&str; 17] = [
 ];
 
 impl Numpy {
-    /// numpy's handles, importing it on first use; `Ok(None)` when numpy is not installed.
+    /// numpy's handles, importing it on first use (to decode raw arrays, which need numpy whether
+    /// or not the program imported it); `Ok(None)` when numpy cannot be imported. Whether it can
+    /// is found out once: after a failed import, a call costs one look in `sys.modules`.
+    #[inline]
     pub fn get(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
         if let Some(np) = NUMPY.get(py) {
             return Ok(Some(np));
         }
+        if NUMPY_MISSING.load(Ordering::Relaxed) && !imported(py)? {
+            return Ok(None);
+        }
+        Self::load(py)
+    }
+
+    /// numpy's handles when numpy is imported (in `sys.modules`), else `Ok(None)` without
+    /// importing it: for packing, as no numpy array or scalar can exist before numpy is imported.
+    /// Costs one look in `sys.modules` until numpy is imported.
+    #[inline]
+    pub fn if_imported(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
+        if let Some(np) = NUMPY.get(py) {
+            return Ok(Some(np));
+        }
+        if !imported(py)? {
+            return Ok(None);
+        }
+        Self::load(py)
+    }
+
+    /// Imports numpy and looks up its handles, once; `Ok(None)` (and [`NUMPY_MISSING`] set) when
+    /// the import fails with `ImportError`.
+    #[cold]
+    #[inline(never)]
+    fn load(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
         let module = match py.import("numpy") {
             Ok(module) => module,
             Err(err) if err.is_instance_of::<pyo3::exceptions::PyImportError>(py) => {
-                return Ok(None)
+                NUMPY_MISSING.store(true, Ordering::Relaxed);
+                return Ok(None);
             }
             Err(err) => return Err(err),
         };
+        NUMPY_MISSING.store(false, Ordering::Relaxed);
         let mut owned: Vec<Py<PyAny>> = Vec::new();
         let mut keep = |obj: Bound<'_, PyAny>| -> Obj {
             let ptr = obj.as_ptr();
@@ -131,6 +169,23 @@ impl Numpy {
             _owned: owned,
         };
         Ok(Some(NUMPY.get_or_init(py, || np)))
+    }
+}
+
+/// Whether `sys.modules` holds numpy: a dict lookup, no import.
+#[inline]
+fn imported(py: Python<'_>) -> PyResult<bool> {
+    let name = pyo3::intern!(py, "numpy");
+    // SAFETY: attached (`py`); `PyImport_GetModule` returns a new reference or null, and sets an
+    // error only on failure (not when the module is simply absent); the reference is released
+    // when `module` is dropped.
+    let module = unsafe { super::Owned::from_new(ffi::PyImport_GetModule(name.as_ptr())) };
+    match module {
+        Some(_) => Ok(true),
+        None => match PyErr::take(py) {
+            Some(err) => Err(err),
+            None => Ok(false),
+        },
     }
 }
 

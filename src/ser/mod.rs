@@ -21,12 +21,15 @@ use state::State;
 /// `'a` is the call's: the arguments it borrows live while it runs.
 pub struct Ctx<'a> {
     pub default: Option<Ref<'a>>,
+    /// `fastmsgpack.compat`'s `Packer`: its user's `default`, which `default` (the `Packer`'s
+    /// own conversion) ends by calling, called directly where the conversion has nothing to do.
+    pub user_default: Option<Ref<'a>>,
     pub ext_type: TypePtr,
     /// `Fragment` and `json.Fragment` (final classes: told by pointer).
     pub fragment_types: (TypePtr, TypePtr),
     pub known: &'static Known,
-    /// numpy's handles, loaded only with `OPT_SERIALIZE_NUMPY` or `OPT_NUMPY_RAW` (and when
-    /// numpy is installed).
+    /// numpy's handles, looked up only with `OPT_SERIALIZE_NUMPY`, `OPT_NUMPY_RAW` or
+    /// `OPT_EXACT`, and when numpy is imported.
     pub numpy: Option<&'static Numpy>,
     /// The last fixed-offset timezone seen (held, so its address cannot be reused by another
     /// object) and its offset in seconds: the datetimes of one call usually share one.
@@ -67,6 +70,7 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
     let (default, registry) = hooks;
     Ok(Ctx {
         default: default.map(Ref::of_bound),
+        user_default: None,
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
         fragment_types: (
             <crate::fragment::Fragment as pyo3::PyTypeInfo>::type_object_raw(py),
@@ -74,7 +78,7 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
         ),
         known: Known::get(py)?,
         numpy: if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW | opt::EXACT) != 0 {
-            numpy_for(py, opts)?
+            numpy_for(py)?
         } else {
             None
         },
@@ -94,15 +98,12 @@ fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResu
     })
 }
 
-/// numpy's handles for the numpy options; for `OPT_EXACT` only when numpy is imported already
-/// (there can be no numpy object to pack otherwise).
+/// numpy's handles for the numpy options and `OPT_EXACT`, only when numpy is imported already:
+/// there can be no numpy object to pack otherwise, so an option naming numpy costs one look in
+/// `sys.modules` when numpy is not imported or not installed, and never imports it.
 #[inline(never)]
-fn numpy_for(py: Python<'_>, opts: Opt) -> PyResult<Option<&'static Numpy>> {
-    if opts & (opt::SERIALIZE_NUMPY | opt::NUMPY_RAW) != 0 {
-        Numpy::get(py)
-    } else {
-        ffi::numpy_if_imported(py)
-    }
+fn numpy_for(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
+    Numpy::if_imported(py)
 }
 
 /// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with
@@ -240,19 +241,22 @@ fn write_msgpack(
 /// old-spec raw strings (`old_spec`) and floats as float32 (`single_float`), as msgpack-python's
 /// `use_bin_type=False` and `use_single_float=True`; a str that strict UTF-8 refuses encoded with
 /// the error handler `unicode_errors`; the output starting with room for `start` bytes
-/// (`buf_size`) when that is more than the scratch buffer holds.
+/// (`buf_size`) when that is more than the scratch buffer holds. `defaults` are the `Packer`'s
+/// conversion and its user's `default` ([`Ctx::user_default`]).
 #[allow(clippy::too_many_arguments)]
 pub fn packb_compat<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    defaults: (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
     opts: Opt,
     old_spec: bool,
     single_float: bool,
     unicode_errors: Option<std::ffi::CString>,
     start: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (default, user_default) = defaults;
     let mut cx = context(py, (default, None), opts)?;
+    cx.user_default = user_default.map(Ref::of_bound);
     cx.unicode_errors = unicode_errors;
     let mut scratch = ffi::scratch();
     let writer = if start > ffi::SCRATCH_LEN {

@@ -22,6 +22,8 @@ pub enum ObType {
     ByteArray,
     MemoryView,
     Ext,
+    /// `fastmsgpack.compat`'s `ExtType` (that class exactly), in `fastmsgpack.compat`'s packing.
+    CompatExt,
     /// A `Fragment` (MessagePack) or a `json.Fragment` (JSON text), written verbatim.
     Fragment,
     JsonFragment,
@@ -242,6 +244,9 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             && ffi::type_lookup(ty, k.names.pydantic_fields).is_some()
         {
             return ObType::Pydantic;
+        }
+        if st.has(opt::COMPAT_PACK) && ffi::compat_ext_type() == Some(ty) {
+            return ObType::CompatExt;
         }
         if st.has(opt::PASSTHROUGH_SUBCLASS) {
             return ObType::Other;

@@ -141,6 +141,7 @@ _PACKERS: dict[tuple[tuple[str, _t.Any], ...], Packer] = {}
 # document.
 _PLAIN_PACKER = Packer()
 _PLAIN_ARGS = {"use_bin_type": True}
+_PLAIN_WITH_DEFAULT = {"use_bin_type", "default"}
 
 
 def packb(o: _t.Any, **kwargs: _t.Any) -> bytes:
@@ -148,6 +149,14 @@ def packb(o: _t.Any, **kwargs: _t.Any) -> bytes:
     if not kwargs or kwargs == _PLAIN_ARGS:
         return _PLAIN_PACKER._packb(o)
     if "default" in kwargs:
+        default = kwargs["default"]
+        # packb(o, default=f): the plain Packer's settings with this default, without the
+        # checks of a Packer made anew.
+        if callable(default) and (
+            len(kwargs) == 1
+            or (kwargs.keys() == _PLAIN_WITH_DEFAULT and kwargs["use_bin_type"] is True)
+        ):
+            return _PLAIN_PACKER._with_default(default)._packb(o)
         return Packer(**kwargs)._packb(o)
     key = tuple(kwargs.items())
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 import struct
 import sys
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -62,21 +61,11 @@ _PASS = (
     | _core.OPT_PASSTHROUGH_DATETIME
 )
 _STRICT = _core.OPT_PASSTHROUGH_SUBCLASS | _core.OPT_PASSTHROUGH_TUPLE
-# ExtType is a named tuple that msgpack-python packs as an extension: the core hands it (and its
-# subclasses) to default, which packs it so.
-_core._set_compat_ext_type(ExtType)
-
-
-_local = threading.local()
-
-
-def _raised() -> list[BaseException]:
-    """The exceptions this thread's Packer defaults raised, not yet passed on."""
-    try:
-        raised: list[BaseException] = _local.raised
-    except AttributeError:
-        raised = _local.raised = []
-    return raised
+# ExtType is a named tuple that msgpack-python packs as an extension: the core packs it so in
+# the Packer's calls (its subclasses, and one whose items its constructor would refuse, go to
+# the Packer's default, which packs them so). Timestamps are the Packer's to convert: the core
+# never hands one straight to the user's default.
+_core._set_compat_ext_type(ExtType, Timestamp)
 
 
 # `buf_size` not given: each message starts in the core's 1 KiB scratch buffer.
@@ -150,16 +139,17 @@ class Packer:
         )
         self._use_bin_type = use_bin_type
         self._use_single_float = use_single_float
+        # The user's default, which the core calls itself for the objects _convert would hand
+        # it unchanged (not when datetimes are converted here: the core leaves that to _convert).
+        self._direct = None if self._datetime else default
 
-    def _fallback(self, obj: Any) -> Any:
-        try:
-            return self._convert(obj)
-        except BaseException as exc:
-            raised = _raised()
-            if len(raised) > 16:  # left by calls that ended some other way
-                raised.clear()
-            raised.append(exc)
-            raise
+    def _with_default(self, default: Callable[[Any], Any]) -> Packer:
+        """A Packer with this one's settings and `default` (callable), made without checks."""
+        packer = object.__new__(Packer)
+        packer.__dict__.update(self.__dict__)
+        packer._default = default
+        packer._direct = None if self._datetime else default
+        return packer
 
     def _convert(self, obj: Any) -> Any:
         if type(obj) is ExtType or (not self._strict and isinstance(obj, ExtType)):
@@ -191,33 +181,28 @@ class Packer:
         raise TypeError(f"can not serialize {type(obj).__name__!r} object")
 
     def _packb(self, obj: Any) -> bytes:
+        # What _convert or the user's default raises propagates as it is, as in msgpack-python:
+        # the core passes it on unwrapped in these calls.
         try:
             packed: bytes
-            if self._special:
+            if self._special or self._direct is not None:
                 packed = _core._packb_compat(
                     obj,
-                    self._fallback,
+                    self._convert,
                     self._option,
                     self._use_bin_type,
                     self._use_single_float,
                     self._errors,
                     self._start,
+                    self._direct,
                 )
             else:
-                packed = _core._packb_compat(obj, self._fallback, self._option)
+                packed = _core._packb_compat(obj, self._convert, self._option)
             return packed
         except _core.MsgpackEncodeError as exc:
             cause = exc.__cause__
-            if cause is not None:
-                # What the Packer's default raised (its own checks, or the user's `default`)
-                # propagates as it is, as in msgpack-python.
-                raised = _raised()
-                for i, mine in enumerate(raised):
-                    if mine is cause:
-                        del raised[i]
-                        raise cause from None
-                if isinstance(cause, UnicodeEncodeError):
-                    raise cause from None
+            if isinstance(cause, UnicodeEncodeError):
+                raise cause from None
             raise
 
     def _out(self, data: bytes) -> bytes | None:

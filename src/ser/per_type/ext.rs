@@ -4,7 +4,9 @@ use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ext::Ext;
-use crate::ffi::Ref;
+use crate::ffi::{self, IntValue, Ref};
+use crate::ser::state::State;
+use crate::ser::Ctx;
 
 /// An [`Ext`] as fixext or ext 8/16/32.
 ///
@@ -22,4 +24,34 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     };
     let ext = ext.get();
     e.ext(ext.tag_i8(), ext.payload(py))
+}
+
+/// `fastmsgpack.compat`'s `ExtType` (a named tuple of `code` and `data`; this class exactly) as
+/// msgpack-python packs it, without calling Python: as an [`Ext`] of the same tag and payload,
+/// when `code` is an `int` from -128 to 127 and `data` a `bytes`, as the class's constructor
+/// makes them. One made around the constructor with other items goes to `default` (compat's
+/// `Packer`, which packs it as before, or raises the same error).
+///
+/// # Safety
+/// `obj` is a live instance of the class [`ffi::compat_ext_type`] gives, a tuple subclass; the
+/// thread is attached.
+#[inline(never)]
+pub unsafe fn write_compat<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live tuple (subclass) (the precondition); its items never change and live
+    // as long as it does, which `obj` guarantees for this call.
+    let items = unsafe { ffi::tuple_items(obj.as_ptr()) };
+    if let [code, data] = *items {
+        // SAFETY: both items are live objects held by the tuple; each is read as the type its
+        // pointer was just compared with.
+        unsafe {
+            if ffi::type_of(code) == ffi::int_type() && ffi::type_of(data) == ffi::bytes_type() {
+                if let IntValue::I64(code) = ffi::int_value(code) {
+                    if let Ok(tag) = i8::try_from(code) {
+                        return e.ext(tag, ffi::bytes_data(data));
+                    }
+                }
+            }
+        }
+    }
+    super::default::write(obj, st, cx, e)
 }
