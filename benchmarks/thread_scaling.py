@@ -3,11 +3,13 @@
 Run it with the interpreter to measure, in a virtualenv where fastmsgpack and msgpack are
 installed (scripts/test --python PATH makes one, .venv-3.14t for python3.14t):
 
-    .venv-3.14t/bin/python benchmarks/thread_scaling.py [--seconds 0.5] [--threads 2]
+    .venv-3.14t/bin/python benchmarks/thread_scaling.py [--seconds 0.5] [--threads 1,2,4,8,16]
 
-Each thread packs (or unpacks) a document of about 100 KB in a loop. With one thread and with
-``--threads`` threads, started together, the calls per second of all threads are counted over
-the same time; the ratio says how well the work spreads over cores. "distinct" gives each
+Each thread packs (or unpacks) a document of about 100 KB in a loop. For each count of threads
+in ``--threads`` (by default 1, 2, 4, 8 and 16, up to the machine's CPU count), started
+together, the calls per second of all threads are counted over the same time; the ratio to one
+thread says how well the work spreads over cores. fastmsgpack is measured beside ormsgpack,
+msgspec and msgpack, each where it is installed (a free-threaded interpreter may lack some). "distinct" gives each
 thread a document of its own (built separately, so no object is shared), "shared" gives them
 all the same one, whose objects' reference counts the threads then change at once. With the GIL,
 the ratio stays near 1. The machine needs at least as many idle cores as threads.
@@ -25,8 +27,6 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
-
-import msgpack  # type: ignore[import-untyped]
 
 import fastmsgpack
 
@@ -117,37 +117,80 @@ def cases(
     ]
 
 
+def libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]]:
+    """fastmsgpack and each peer that imports here, as (packb, unpackb)."""
+    found: dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]] = {
+        "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
+    }
+    try:
+        import ormsgpack
+
+        found["ormsgpack"] = (ormsgpack.packb, ormsgpack.unpackb)
+    except ImportError:
+        print("ormsgpack: not installed for this interpreter, left out")
+    try:
+        import msgspec
+
+        encoder, decoder = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder()
+        found["msgspec"] = (encoder.encode, decoder.decode)
+    except ImportError:
+        print("msgspec: not installed for this interpreter, left out")
+    try:
+        import msgpack  # type: ignore[import-untyped]
+
+        found["msgpack"] = (msgpack.packb, msgpack.unpackb)
+    except ImportError:
+        print("msgpack: not installed for this interpreter, left out")
+    return found
+
+
+def thread_counts(text: str | None) -> list[int]:
+    """The counts of threads to measure: those given, or 1, 2, 4, 8, 16 up to the CPU count."""
+    if text:
+        counts = sorted({int(part) for part in text.split(",")} | {1})
+    else:
+        cpus = os.cpu_count() or 1
+        counts = [n for n in (1, 2, 4, 8, 16) if n <= max(cpus, 2)]
+    if counts[0] < 1:
+        raise SystemExit("--threads takes counts of 1 or more")
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
-    parser.add_argument("--threads", type=int, default=2, help="threads to compare with one")
+    parser.add_argument(
+        "--threads",
+        help="comma-separated counts of threads (default: 1,2,4,8,16 up to the CPU count)",
+    )
     args = parser.parse_args()
-    n = args.threads
+    counts = thread_counts(args.threads)
 
     free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
     build = "free-threaded" if free_threaded else "with the GIL"
-    print(
-        f"{platform.python_implementation()} {platform.python_version()} ({build}), GIL {'on' if gil else 'off'}"
-    )
-    print(
-        f"fastmsgpack {fastmsgpack.__version__}, msgpack {msgpack.version}, {os.cpu_count()} CPUs"
-    )
+    impl, version = platform.python_implementation(), platform.python_version()
+    print(f"{impl} {version} ({build}), GIL {'on' if gil else 'off'}, {os.cpu_count()} CPUs")
+    found = libraries()
+    print(f"fastmsgpack {fastmsgpack.__version__}; peers: {', '.join(list(found)[1:]) or 'none'}")
     size = len(fastmsgpack.packb(document(0)))
-    print(f"document: {size / 1000:.0f} KB packed; calls per second of all threads, best of 3")
+    print(f"document: {size / 1000:.0f} KB packed; calls per second of all threads, best of 3;")
+    print("in brackets, the ratio to one thread")
     print()
-    libraries: dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any]]] = {
-        "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
-        "msgpack": (msgpack.packb, msgpack.unpackb),
-    }
-    header = f"{'library':<12} {'call':<8} {'documents':<9} {'1 thread':>10} {f'{n} threads':>10} {'ratio':>6}"
+    columns = [f"{n} thread{'s' if n > 1 else ''}" for n in counts]
+    header = f"{'library':<12} {'call':<8} {'documents':<9} " + " ".join(
+        f"{c:>17}" for c in columns
+    )
     print(header)
     print("-" * len(header))
-    for name, (packb, unpackb) in libraries.items():
-        for call, kind, works in cases(packb, unpackb, n):
-            one = rate(works[:1], args.seconds)
-            many = rate(works, args.seconds)
-            print(f"{name:<12} {call:<8} {kind:<9} {one:>10.0f} {many:>10.0f} {many / one:>5.2f}x")
+    for name, (packb, unpackb) in found.items():
+        for call, kind, works in cases(packb, unpackb, counts[-1]):
+            rates = [rate(works[:n], args.seconds) for n in counts]
+            cells = " ".join(
+                f"{r:>9.0f} ({r / rates[0]:>5.2f}x)" if n > 1 else f"{r:>17.0f}"
+                for n, r in zip(counts, rates)
+            )
+            print(f"{name:<12} {call:<8} {kind:<9} {cells}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-//! The part of fastmsgpack that needs no Python: the MessagePack grammar (markers to tokens,
-//! [`token`]), the bounds-checked [`reader`], walking over values without building them
+//! The part of fastmsgpack that needs no Python: the MessagePack grammar, read (markers to
+//! tokens, [`token`]) and written (values and lengths to markers, [`marker`]), the bounds-checked
+//! [`reader`], walking over values without building them
 //! ([`skip`]), finding where objects end in a stream that arrives in pieces ([`scan`]), the
 //! [`limits`] both directions share, the proleptic Gregorian [`calendar`] of timestamps and
 //! datetimes, and the text of numbers ([`int_text`], [`float_text`]).
@@ -12,6 +13,7 @@ pub mod error;
 pub mod float_text;
 pub mod int_text;
 pub mod limits;
+pub mod marker;
 pub mod number_text;
 pub mod reader;
 pub mod scan;

@@ -281,6 +281,28 @@ pub fn declared_length(data: &[u8]) -> Option<(&'static str, usize)> {
     })
 }
 
+/// The seconds and nanoseconds of a timestamp extension's payload (type -1): 32-bit seconds,
+/// 64-bit (30-bit nanoseconds over 34-bit seconds) or 96-bit (32-bit nanoseconds, then signed
+/// 64-bit seconds), the forms [`crate::marker::timestamp`] writes. The error names what is wrong.
+pub fn timestamp(payload: &[u8]) -> Result<(i64, u32), &'static str> {
+    let (secs, nanos) = match *payload {
+        [a, b, c, d] => (u32::from_be_bytes([a, b, c, d]) as i64, 0),
+        [a, b, c, d, e, f, g, h] => {
+            let v = u64::from_be_bytes([a, b, c, d, e, f, g, h]);
+            ((v & ((1 << 34) - 1)) as i64, (v >> 34) as u32)
+        }
+        [a, b, c, d, e, f, g, h, i, j, k, l] => (
+            i64::from_be_bytes([e, f, g, h, i, j, k, l]),
+            u32::from_be_bytes([a, b, c, d]),
+        ),
+        _ => return Err("length must be 4, 8 or 12 bytes"),
+    };
+    if nanos >= 1_000_000_000 {
+        return Err("nanoseconds must be below 10**9");
+    }
+    Ok((secs, nanos))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

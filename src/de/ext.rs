@@ -43,29 +43,8 @@ pub fn build(
 /// A timestamp extension (`OPT_DATETIME_AS_TIMESTAMP_EXT`) as an aware UTC datetime; nanoseconds
 /// are truncated to microseconds.
 pub(super) fn timestamp(known: &Known, data: &[u8], start: usize) -> Result<Owned, DeError> {
-    let (secs, nanos) = match *data {
-        [a, b, c, d] => (u32::from_be_bytes([a, b, c, d]) as i64, 0),
-        [a, b, c, d, e, f, g, h] => {
-            let v = u64::from_be_bytes([a, b, c, d, e, f, g, h]);
-            ((v & ((1 << 34) - 1)) as i64, (v >> 34) as u32)
-        }
-        [a, b, c, d, e, f, g, h, i, j, k, l] => (
-            i64::from_be_bytes([e, f, g, h, i, j, k, l]),
-            u32::from_be_bytes([a, b, c, d]),
-        ),
-        _ => {
-            return Err(DeError::input(
-                Kind::BadTimestamp("length must be 4, 8 or 12 bytes"),
-                start,
-            ))
-        }
-    };
-    if nanos >= 1_000_000_000 {
-        return Err(DeError::input(
-            Kind::BadTimestamp("nanoseconds must be below 10**9"),
-            start,
-        ));
-    }
+    let (secs, nanos) = fastmsgpack_core::token::timestamp(data)
+        .map_err(|why| DeError::input(Kind::BadTimestamp(why), start))?;
     if !(MIN_SECS..=MAX_SECS).contains(&secs) {
         return Err(DeError::input(
             Kind::BadTimestamp("outside the range of datetime (years 1 to 9999)"),

@@ -5,7 +5,8 @@ mod compat;
 mod json;
 mod json_str;
 mod legacy;
-pub mod marker;
+/// The write grammar lives in the core crate, beside the read grammar it must match.
+pub use fastmsgpack_core::marker;
 mod msgpack;
 #[cfg(feature = "walk-probe")]
 mod walk;

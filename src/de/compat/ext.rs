@@ -33,21 +33,14 @@ fn timestamp<'py>(
     o: &CompatOptions,
     data: &[u8],
 ) -> Result<Bound<'py, PyAny>, DeError> {
-    let (secs, nanos) = match *data {
-        [a, b, c, d] => (u32::from_be_bytes([a, b, c, d]) as i64, 0),
-        [a, b, c, d, e, f, g, h] => {
-            let v = u64::from_be_bytes([a, b, c, d, e, f, g, h]);
-            ((v & ((1 << 34) - 1)) as i64, (v >> 34) as u32)
+    let (secs, nanos) = fastmsgpack_core::token::timestamp(data).map_err(|why| {
+        if data.len() == 4 || data.len() == 8 || data.len() == 12 {
+            bad_nanoseconds()
+        } else {
+            debug_assert!(why.starts_with("length"));
+            bad_timestamp(data.len())
         }
-        [a, b, c, d, e, f, g, h, i, j, k, l] => (
-            i64::from_be_bytes([e, f, g, h, i, j, k, l]),
-            u32::from_be_bytes([a, b, c, d]),
-        ),
-        _ => return Err(bad_timestamp(data.len())),
-    };
-    if nanos >= 1_000_000_000 {
-        return Err(bad_nanoseconds());
-    }
+    })?;
     Ok(match o.timestamp {
         1 => (secs as f64 + nanos as f64 / 1e9).into_bound_py_any(py)?,
         2 => (secs as i128 * 1_000_000_000 + nanos as i128).into_bound_py_any(py)?,

@@ -1,5 +1,6 @@
-//! MessagePack format markers: the type byte and length or value bytes that precede a payload.
-//! Pure Rust, no Python, so it is unit-tested on its own.
+//! The write grammar: the type byte and the length or value bytes that precede a payload, always
+//! in the shortest form. The read grammar ([`crate::token`]) must read back exactly what is
+//! written here; `tests/write_read.rs` and the `marker_vs_grammar` fuzz target check that.
 
 /// Up to 9 header bytes (a uint64 or float64 is the longest: marker plus 8 bytes).
 #[allow(clippy::len_without_is_empty)]
