@@ -175,22 +175,21 @@ def main() -> None:
     print(f"fastmsgpack {fastmsgpack.__version__}; peers: {', '.join(list(found)[1:]) or 'none'}")
     size = len(fastmsgpack.packb(document(0)))
     print(f"document: {size / 1000:.0f} KB packed; calls per second of all threads, best of 3;")
-    print("in brackets, the ratio to one thread")
+    print("beside each, the ratio to one thread")
     print()
     columns = [f"{n} thread{'s' if n > 1 else ''}" for n in counts]
-    header = f"{'library':<12} {'call':<8} {'documents':<9} " + " ".join(
-        f"{c:>17}" for c in columns
-    )
+    # Within 100 columns for up to five counts of threads.
+    header = f"{'library':<11} {'call':<7} {'documents':<9}" + "".join(f"{c:>14}" for c in columns)
     print(header)
     print("-" * len(header))
     for name, (packb, unpackb) in found.items():
         for call, kind, works in cases(packb, unpackb, counts[-1]):
             rates = [rate(works[:n], args.seconds) for n in counts]
-            cells = " ".join(
-                f"{r:>9.0f} ({r / rates[0]:>5.2f}x)" if n > 1 else f"{r:>17.0f}"
+            cells = "".join(
+                f"{r:>8.0f} {r / rates[0]:>4.1f}x" if n > 1 else f"{r:>14.0f}"
                 for n, r in zip(counts, rates)
             )
-            print(f"{name:<12} {call:<8} {kind:<9} {cells}")
+            print(f"{name:<11} {call:<7} {kind:<9}{cells}")
 
 
 if __name__ == "__main__":
