@@ -10,10 +10,12 @@
 pub mod calendar;
 pub mod error;
 pub mod float_text;
+pub mod frame;
 pub mod int_text;
 pub mod limits;
 pub mod number_text;
 pub mod reader;
 pub mod scan;
 pub mod skip;
+pub mod snapshot;
 pub mod token;
