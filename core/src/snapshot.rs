@@ -191,6 +191,9 @@ pub fn bin32_prefix(stored_size: u64) -> Option<[u8; 5]> {
     Some([0xc6, n[0], n[1], n[2], n[3]])
 }
 
+/// The checksum of stored bytes taken in pieces, as they are written.
+pub use xxhash_rust::xxh3::Xxh3 as Hasher;
+
 /// The checksum of snapshots and record frames: xxh3-64.
 pub fn checksum_of(data: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(data)
