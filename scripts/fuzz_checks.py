@@ -79,6 +79,7 @@ from pathlib import Path
 from typing import Any
 
 import fuzz_exact
+import fuzz_snapshot
 import fuzz_typed
 import msgpack  # type: ignore[import-untyped]
 import numpy as np
@@ -611,6 +612,8 @@ def _check(case: Case) -> None:
         raise Finding("typed", detail, key=key)
     for key, detail in fuzz_exact.problems(case.data, case.header):
         raise Finding("exact", detail, key=key)
+    for key, detail in fuzz_snapshot.problems(case.data):
+        raise Finding("snapshot", detail, key=key)
 
 
 class _Unhashable(Exception):

@@ -1,13 +1,14 @@
 //! Record files (doc/snapshots.md#record-files): a header map, then one frame per record, each
-//! a MessagePack array `[checksum, bin]`, appended and never rewritten.
+//! a MessagePack array `[length, checksum, bin]`, appended and never rewritten.
 //!
 //! ```text
 //! 82 ab "fastmsgpack" a7 "records" a7 "version" 01      the file header (30 bytes)
-//! 92 cf <u64 checksum> c6 <u32 length> <payload>         a frame (15 bytes + the payload)
+//! 93 ce <u32 length> cf <u64 checksum> c6 <u32 length> <payload>   a frame (20 bytes + payload)
 //! ```
 //!
-//! The checksum is xxh3-64 of the payload seeded with its length, so that a damaged length is
-//! caught too. A reader takes every complete frame and stops at the first that is not: a torn
+//! The checksum is xxh3-64 of the payload seeded with its length. The length is written twice,
+//! so that a damaged length is told from a frame cut short: a frame whose two lengths agree but
+//! whose payload runs past the end of the file is torn; one whose lengths differ is damaged. A reader takes every complete frame and stops at the first that is not: a torn
 //! last frame (a crash while appending) is where the file ends; a damaged frame with more bytes
 //! after it is corruption.
 
@@ -16,7 +17,7 @@ use crate::snapshot::{Fault, Refusal};
 /// The first bytes of every record file.
 pub const FILE_HEADER: &[u8; 30] = b"\x82\xabfastmsgpack\xa7records\xa7version\x01";
 /// The bytes before each payload.
-pub const FRAME_HEADER_LEN: usize = 15;
+pub const FRAME_HEADER_LEN: usize = 20;
 
 /// The checksum of one record's payload.
 pub fn frame_checksum(payload: &[u8]) -> u64 {
@@ -27,11 +28,13 @@ pub fn frame_checksum(payload: &[u8]) -> u64 {
 pub fn frame_header(payload: &[u8]) -> Option<[u8; FRAME_HEADER_LEN]> {
     let len = u32::try_from(payload.len()).ok()?;
     let mut out = [0; FRAME_HEADER_LEN];
-    out[0] = 0x92;
-    out[1] = 0xcf;
-    out[2..10].copy_from_slice(&frame_checksum(payload).to_be_bytes());
-    out[10] = 0xc6;
-    out[11..15].copy_from_slice(&len.to_be_bytes());
+    out[0] = 0x93;
+    out[1] = 0xce;
+    out[2..6].copy_from_slice(&len.to_be_bytes());
+    out[6] = 0xcf;
+    out[7..15].copy_from_slice(&frame_checksum(payload).to_be_bytes());
+    out[15] = 0xc6;
+    out[16..20].copy_from_slice(&len.to_be_bytes());
     Some(out)
 }
 
@@ -119,11 +122,14 @@ fn frame_at(data: &[u8], pos: usize) -> Option<std::ops::Range<usize>> {
 /// The checksum and the payload's place that the frame header at `pos` declares.
 fn frame_parts(data: &[u8], pos: usize) -> Option<(u64, std::ops::Range<usize>)> {
     let head = data.get(pos..pos.checked_add(FRAME_HEADER_LEN)?)?;
-    if head[0] != 0x92 || head[1] != 0xcf || head[10] != 0xc6 {
+    if head[0] != 0x93 || head[1] != 0xce || head[6] != 0xcf || head[15] != 0xc6 {
         return None;
     }
-    let sum = u64::from_be_bytes(head[2..10].try_into().ok()?);
-    let len = u32::from_be_bytes(head[11..15].try_into().ok()?) as usize;
+    if head[2..6] != head[16..20] {
+        return None;
+    }
+    let sum = u64::from_be_bytes(head[7..15].try_into().ok()?);
+    let len = u32::from_be_bytes(head[16..20].try_into().ok()?) as usize;
     let start = pos + FRAME_HEADER_LEN;
     Some((sum, start..start.checked_add(len)?))
 }

@@ -12,7 +12,7 @@ use super::error::refused;
 use super::send::Shared;
 use crate::ffi::InputBuffer;
 
-/// `_record_frame(payload)`: the 15 bytes that go before `payload` in a record file.
+/// `_record_frame(payload)`: the 20 bytes that go before `payload` in a record file.
 #[pyfunction]
 pub fn _record_frame<'py>(
     py: Python<'py>,
