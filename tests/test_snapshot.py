@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -267,3 +269,31 @@ def test_save_accepts_str_and_path_like(tmp_path: Path) -> None:
     save(tmp_path / "p.snap", 3)
     assert load(os.fspath(tmp_path / "p.snap")) == 3
     assert temps(tmp_path) == []
+
+
+def test_a_view_in_a_garbage_cycle_with_its_memoryview(tmp_path: Path) -> None:
+    # view() reads a memoryview of the mapping. A view and that memoryview in one garbage cycle
+    # (a frame's locals held by a traceback) once let the collector clear the memoryview first,
+    # and the view then read freed memory: a crash, hence the subprocess.
+    path = tmp_path / "plan.snap"
+    save(path, planning(2000))
+    script = f"""
+import gc
+from fastmsgpack.snapshot import view
+for _ in range(20):
+    v = view({str(path)!r})
+    source = [v, v["stops"]]
+    source.append(source)
+    del v, source
+    gc.collect()
+    fresh = view({str(path)!r})
+    assert fresh["stops"][1999]["id"] == 1999
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
+    # The collector no longer tries to clear the exported memoryview ("memoryview has 1
+    # exported buffer", printed as an ignored exception, came before the crash).
+    assert "Exception ignored" not in done.stderr, done.stderr

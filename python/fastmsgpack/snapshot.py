@@ -16,7 +16,10 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 from fastmsgpack._fastmsgpack import (
     _RECORD_FILE_HEADER,
@@ -292,7 +295,7 @@ class RecordWriter:
         """Flushes and closes the file (no ``fsync`` unless ``sync=True``)."""
         self._file.close()
 
-    def __enter__(self) -> RecordWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

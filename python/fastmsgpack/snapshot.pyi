@@ -1,8 +1,8 @@
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
-from typing_extensions import Buffer
+from typing_extensions import Buffer, Self
 
 from fastmsgpack import MsgpackDecodeError
 
@@ -25,7 +25,7 @@ __all__ = [
 FORMAT_VERSION: int
 MAGIC: bytes
 
-_Path = str | os.PathLike[str]
+_Path: TypeAlias = str | os.PathLike[str]
 
 class SnapshotError(MsgpackDecodeError):
     """A snapshot or record file refused. ``kind`` is ``"truncated"``, ``"checksum"``,
@@ -109,7 +109,7 @@ class RecordWriter:
     def flush(self) -> None: ...
     def sync(self) -> None: ...
     def close(self) -> None: ...
-    def __enter__(self) -> RecordWriter: ...
+    def __enter__(self) -> Self: ...
     def __exit__(self, *exc: object) -> None: ...
 
 class RecordReader:
