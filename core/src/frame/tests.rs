@@ -40,7 +40,11 @@ fn damage_before_the_last_frame_is_refused() {
     for at in FILE_HEADER.len()..FILE_HEADER.len() + FRAME_HEADER_LEN + 6 {
         let mut bad = file.clone();
         bad[at] ^= 0x01;
-        assert_eq!(scan(&bad).unwrap_err().fault, Fault::Checksum, "flip at {at}");
+        assert_eq!(
+            scan(&bad).unwrap_err().fault,
+            Fault::Checksum,
+            "flip at {at}"
+        );
     }
     assert_eq!(
         scan(b"\x82\xabfastmsgpack\xa7records\xa7version\x02")
