@@ -27,8 +27,7 @@ CHILD = """
 import json, os, sys, tempfile, time
 sys.path.insert(0, {bench!r})
 from generators import make_route
-from test_snapshot import LIBRARIES
-from test_view import ten_fields
+from test_snapshot import LIBRARIES, ten_fields
 import fastmsgpack
 from fastmsgpack import snapshot
 
