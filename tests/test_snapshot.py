@@ -297,3 +297,32 @@ print("ok")
     # The collector no longer tries to clear the exported memoryview ("memoryview has 1
     # exported buffer", printed as an ignored exception, came before the crash).
     assert "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_other_threads_run_while_a_snapshot_is_compressed(tmp_path: Path) -> None:
+    # zstd at level 19 takes most of a second on this planning; with the GIL released the main
+    # thread keeps running meanwhile (held, it would not run at all until the call returned).
+    import threading
+    import time
+
+    obj = planning(8000)
+    done = threading.Event()
+    spans: list[float] = []
+
+    def work() -> None:
+        start = time.perf_counter()
+        save(tmp_path / "slow.snap", obj, compress="zstd", level=19)
+        spans.append(time.perf_counter() - start)
+        done.set()
+
+    ticks = 0
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    assert load(tmp_path / "slow.snap") == obj
+    # One tick per millisecond or so while the save ran, if the GIL was free: at least a tenth.
+    assert spans[0] > 0.05, spans
+    assert ticks >= spans[0] * 100, (ticks, spans)
