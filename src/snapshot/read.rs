@@ -58,8 +58,9 @@ fn read_header(file: &File) -> Result<(Vec<u8>, Header), Failure> {
         file.read_exact_at(&mut head, 0)?;
         match format::parse(&head, total) {
             Ok(header) => return Ok((head, header)),
-            // The header (a large `meta`) goes on past what was read: read more.
-            Err(r) if r.fault == Fault::Truncated && (want as u64) < total => {
+            // The header (a large `meta`) goes on past what was read: read more. (A file cut
+            // inside its payload is refused at once, without reading the rest of it.)
+            Err(r) if r.fault == Fault::Truncated && r.offset == want && (want as u64) < total => {
                 want = usize::try_from(total.min(want as u64 * 4)).unwrap_or(usize::MAX);
             }
             Err(r) => return Err(r.into()),
