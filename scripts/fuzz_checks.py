@@ -55,6 +55,9 @@ named by Finding.check:
 - "exact" (header bit 7): unpackb(data, option=OPT_EXACT) gives a value or a MsgpackDecodeError
   with an offset, an Unpacker the same, and packb then unpackb with OPT_EXACT gives back an equal
   value of the same type (scripts/fuzz_exact.py).
+- "snapshot": the input read as a snapshot (whole, and after the fixed magic and version) and as
+  the frames of a record file gives a value or a SnapshotError of a known kind, and the input
+  framed by snapshot.frame (stored and zstd) loads as unpackb reads it (scripts/fuzz_snapshot.py).
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ from pathlib import Path
 from typing import Any
 
 import fuzz_exact
+import fuzz_snapshot
 import fuzz_typed
 import msgpack  # type: ignore[import-untyped]
 import numpy as np
@@ -615,6 +619,8 @@ def _check(case: Case) -> None:
         raise Finding("typed", detail, key=key)
     for key, detail in fuzz_exact.problems(case.data, case.header):
         raise Finding("exact", detail, key=key)
+    for key, detail in fuzz_snapshot.problems(case.data):
+        raise Finding("snapshot", detail, key=key)
 
 
 class _Unhashable(Exception):

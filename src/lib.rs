@@ -21,6 +21,7 @@ mod opt;
 mod packer;
 mod registry;
 mod ser;
+mod snapshot;
 mod unpacker;
 mod view;
 
@@ -418,6 +419,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::MapView>()?;
     m.add_class::<view::ArrayView>()?;
     m.add_function(wrap_pyfunction!(view::_view, m)?)?;
+    snapshot::add(m)?;
     #[cfg(feature = "walk-probe")]
     m.add_function(wrap_pyfunction!(_walk, m)?)?;
     #[cfg(feature = "walk-probe")]

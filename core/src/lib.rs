@@ -11,6 +11,7 @@
 pub mod calendar;
 pub mod error;
 pub mod float_text;
+pub mod frame;
 pub mod int_text;
 pub mod limits;
 pub mod marker;
@@ -18,4 +19,5 @@ pub mod number_text;
 pub mod reader;
 pub mod scan;
 pub mod skip;
+pub mod snapshot;
 pub mod token;

@@ -66,6 +66,14 @@ impl InputBuffer {
         }
     }
 
+    /// Whether the memory is read-only (a copy is ours, so it counts as read-only).
+    pub fn is_readonly(&self) -> bool {
+        match self {
+            InputBuffer::Exported(view) => view.readonly != 0,
+            InputBuffer::Copied(_) => true,
+        }
+    }
+
     pub fn as_slice(&self) -> &[u8] {
         match self {
             // SAFETY: the export lives as long as `self`.

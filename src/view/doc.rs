@@ -12,7 +12,7 @@ use pyo3::{PyTraverseError, PyVisit};
 use super::scan::{Input, Spans};
 use crate::de::typed::plan::TypePlan;
 use crate::de::{self, DeError, Setup};
-use crate::ffi::KeptBuffer;
+use crate::ffi::{InputBuffer, KeptBuffer};
 use crate::opt::Opt;
 
 /// Where the bytes come from.
@@ -80,6 +80,51 @@ impl Doc {
     }
 }
 
+/// A read-only memoryview's bytes exported from the object it views (a `bytes` subclass, a
+/// read-only `mmap`), with where they lie in that object's memory: the document then holds
+/// that object, not the memoryview. A memoryview's `tp_clear` drops the memory it views even
+/// while exported, so a view in a garbage cycle with the memoryview it held (a frame's locals
+/// kept by a traceback) read freed memory once the collector ran; and the object viewed is the
+/// one that can refer back to the view, which the collector must see. `None` when the
+/// memoryview is not read-only or views no object: it is then read as any buffer is.
+fn through_memoryview(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+) -> Option<(KeptBuffer, usize, usize)> {
+    if !data.is_exact_instance_of::<pyo3::types::PyMemoryView>() {
+        return None;
+    }
+    if data
+        .getattr(pyo3::intern!(py, "readonly"))
+        .ok()?
+        .extract::<bool>()
+        .ok()
+        != Some(true)
+    {
+        return None;
+    }
+    let base = data.getattr(pyo3::intern!(py, "obj")).ok()?;
+    if base.is_none() {
+        return None;
+    }
+    // SAFETY: `data` and `base` are alive (borrowed, and held) and we are attached; the exports
+    // are released when dropped (the memoryview's below, the base's by the document).
+    let (viewed, whole) = unsafe {
+        let viewed = InputBuffer::export(data.as_ptr()).ok()?;
+        let whole = InputBuffer::export(base.as_ptr()).ok()?;
+        (viewed, whole)
+    };
+    let part = viewed.as_slice();
+    let all = whole.as_slice();
+    let start = (part.as_ptr() as usize).checked_sub(all.as_ptr() as usize)?;
+    if start > all.len() || part.len() > all.len() - start || !whole.is_readonly() {
+        return None;
+    }
+    let len = part.len();
+    drop(viewed);
+    Some((whole.keep(py), start, len))
+}
+
 impl Doc {
     /// The document over `data` (bytes, bytearray, memoryview, mmap or another C-contiguous
     /// buffer), read with `opts` and `ext_hook`.
@@ -93,9 +138,14 @@ impl Doc {
         validate: bool,
     ) -> PyResult<Doc> {
         let plan = tp.map(|tp| super::typed::plan_of(py, tp)).transpose()?;
-        let source = match data.cast::<PyBytes>() {
-            Ok(bytes) if data.is_exact_instance_of::<PyBytes>() => {
+        let mut region = None;
+        let source = match (data.cast::<PyBytes>(), through_memoryview(py, data)) {
+            (Ok(bytes), _) if data.is_exact_instance_of::<PyBytes>() => {
                 Source::Bytes(bytes.clone().unbind())
+            }
+            (_, Some((kept, start, len))) => {
+                region = Some((start, len));
+                Source::Buffer(kept)
             }
             _ => {
                 let mut holder = None;
@@ -110,6 +160,10 @@ impl Doc {
         let bytes: &[u8] = match &source {
             Source::Bytes(b) => b.bind(py).as_bytes(),
             Source::Buffer(b) => b.as_slice(),
+        };
+        let bytes = match region {
+            Some((start, len)) => &bytes[start..start + len],
+            None => bytes,
         };
         let owned = source.owner(py).is_some();
         let (ptr, len) = (bytes.as_ptr(), bytes.len());

@@ -13,6 +13,11 @@ Besides what MessagePack carries as it is (``None``, ``bool``, ``int``, ``float`
 - ``tuple``, ``set``, ``frozenset``, ``uuid.UUID``, ``decimal.Decimal`` (every digit),
   ``bytearray``, ``complex`` and integers of any size.
 
+A message that packs to ``COMPRESS_THRESHOLD`` bytes or more (64 KiB: a large job argument) is
+sent as a zstd-compressed snapshot frame (``fastmsgpack.snapshot``, doc/snapshots.md); smaller
+ones, nearly all, as plain MessagePack. :func:`loads` reads both, so messages queued before the
+frames existed still load; workers must be upgraded before producers send large messages.
+
 Subclasses of ``tuple`` (named tuples), ``datetime``, ``date``, ``time`` and ``UUID`` come back
 as their base type. Other values are packed as ``fastmsgpack.packb`` packs them: dataclasses and
 pydantic models as maps, enum members as their values.
@@ -31,12 +36,17 @@ from fastmsgpack import (
     OPT_PASSTHROUGH_TUPLE,
     OPT_PASSTHROUGH_UUID,
     OPT_SERIALIZE_PYDANTIC,
+    MsgpackDecodeError,
     MsgpackEncodeError,
     packb,
+    snapshot,
     unpackb,
 )
 
-__all__ = ["dumps", "loads"]
+__all__ = ["COMPRESS_THRESHOLD", "dumps", "loads"]
+
+#: Messages that pack to this many bytes or more are compressed (zstd, level 3).
+COMPRESS_THRESHOLD = 64 * 1024
 
 # The passthrough options send the subclasses OPT_EXACT leaves alone to `_default`.
 _PACK = (
@@ -51,18 +61,31 @@ _PACK = (
 def dumps(obj: Any) -> bytes:
     """``obj`` packed so that :func:`loads` gives back the same types."""
     try:
-        return packb(obj, default=_default, option=_PACK)
+        data = packb(obj, default=_default, option=_PACK)
     except MsgpackEncodeError:
         # OPT_EXACT refuses a tzinfo it cannot name; such values are written with a fixed
         # offset instead, and only when there are any (otherwise the error stands).
         fixed, changed = _fixed_zones(obj)
         if not changed:
             raise
-        return packb(fixed, default=_default, option=_PACK)
+        data = packb(fixed, default=_default, option=_PACK)
+    if len(data) < COMPRESS_THRESHOLD:
+        return data
+    return snapshot.frame(data, compress="zstd")
 
 
 def loads(data: bytes | bytearray | memoryview) -> Any:
-    """What :func:`dumps` packed."""
+    """What :func:`dumps` packed, framed or not."""
+    if bytes(data[: len(snapshot.MAGIC)]) == snapshot.MAGIC:
+        try:
+            return snapshot.loads(data, option=OPT_EXACT)
+        except snapshot.SnapshotError:
+            # A plain map that starts as a snapshot header does is read as the map it is.
+            try:
+                return unpackb(data, option=OPT_EXACT)
+            except MsgpackDecodeError:
+                pass
+            raise
     return unpackb(data, option=OPT_EXACT)
 
 

@@ -14,6 +14,13 @@ as arrays, UUIDs and Decimals as strings) are read as those versions read them: 
 in UTC, lists and strings. An earlier version reading a new entry gets ``fastmsgpack.Ext`` values
 for the exact types: upgrade every reader of a cache before its writers.
 
+A value that packs to ``COMPRESS_THRESHOLD`` bytes or more (64 KiB) is stored as a
+zstd-compressed snapshot frame (``fastmsgpack.snapshot``, doc/snapshots.md): a checksummed
+header, then the compressed MessagePack. Smaller values are stored as plain MessagePack, where
+compressing would cost more time than it saves in transfer. :func:`loads` reads both, and so
+every entry written before the frames existed; a version without snapshots cannot read a framed
+entry (upgrade readers first).
+
 None of the cache libraries is imported here, except dogpile.cache's exception class by
 :func:`dogpile_deserializer` when an entry cannot be read.
 """
@@ -29,10 +36,12 @@ from fastmsgpack import (
     MsgpackDecodeError,
     Registry,
     packb,
+    snapshot,
     unpackb,
 )
 
 __all__ = [
+    "COMPRESS_THRESHOLD",
     "OPTIONS",
     "AiocacheSerializer",
     "DjangoRedisSerializer",
@@ -47,13 +56,33 @@ __all__ = [
 OPTIONS = OPT_EXACT | OPT_DATETIME_AS_TIMESTAMP_EXT | OPT_NON_STR_KEYS
 
 
+#: Values that pack to this many bytes or more are stored compressed (zstd, level 3).
+COMPRESS_THRESHOLD = 64 * 1024
+
+
 def dumps(value: Any, registry: Registry | None = None) -> bytes:
-    """Pack a cache value (the classes of ``registry`` as its extension types)."""
-    return packb(value, option=OPTIONS, registry=registry)
+    """Pack a cache value (the classes of ``registry`` as its extension types), compressed in a
+    snapshot frame when it packs to ``COMPRESS_THRESHOLD`` bytes or more."""
+    data = packb(value, option=OPTIONS, registry=registry)
+    if len(data) < COMPRESS_THRESHOLD:
+        return data
+    return snapshot.frame(data, compress="zstd")
 
 
 def loads(data: bytes | bytearray | memoryview, registry: Registry | None = None) -> Any:
-    """Unpack a cache value."""
+    """Unpack a cache value: a snapshot frame, or plain MessagePack."""
+    if bytes(data[: len(snapshot.MAGIC)]) == snapshot.MAGIC:
+        try:
+            return snapshot.loads(data, option=OPTIONS, registry=registry)
+        except snapshot.SnapshotError:
+            # A plain map that happens to start as a snapshot header does (a map of eight
+            # entries whose first is "fastmsgpack": "snapshot") is read as the map it is; a
+            # damaged frame is not MessagePack of one object either, and raises.
+            try:
+                return unpackb(data, option=OPTIONS, registry=registry)
+            except MsgpackDecodeError:
+                pass
+            raise
     return unpackb(data, option=OPTIONS, registry=registry)
 
 

@@ -1,0 +1,213 @@
+//! Writing a snapshot: to a file durably (`_snapshot_save`), or to bytes (`_snapshot_dumps`).
+//!
+//! A file is written as a temporary file in the same directory (created exclusively), the
+//! header and payload written and `fsync`ed, renamed over the path, and the directory `fsync`ed:
+//! a crash leaves the old file or the new one under the path, never a part of one. Any failure
+//! before the rename removes the temporary file and leaves the old file as it was.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use fastmsgpack_core::snapshot::{self as format, Codec};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use super::codec::{compress_into, Settings};
+use super::error::os_error;
+use super::send::Shared;
+use crate::ffi::InputBuffer;
+
+/// The size of the buffer between the compressor and the file.
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// Reads `codec`, `level` and `threads` as given by `fastmsgpack.snapshot`.
+fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
+    let codec = match codec {
+        "none" => Codec::None,
+        "zstd" => Codec::Zstd,
+        "lz4" => Codec::Lz4,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "compress must be \"zstd\", \"lz4\" or None, not {other:?}"
+            )))
+        }
+    };
+    Ok(Settings {
+        codec,
+        level,
+        threads,
+    })
+}
+
+/// The bytes of `obj` (bytes, or a buffer), exported for the call.
+fn input(obj: &Bound<'_, PyAny>) -> PyResult<InputBuffer> {
+    // SAFETY: `obj` is alive (borrowed for the call) and the GIL is held.
+    match unsafe { InputBuffer::acquire(obj.as_ptr()) }? {
+        Some(buffer) => Ok(buffer),
+        None => Err(pyo3::exceptions::PyTypeError::new_err(
+            "a bytes-like object is required",
+        )),
+    }
+}
+
+/// Writes the snapshot of the packed `data` to `out`: the header (with `meta`, a packed map or
+/// nil), then the payload. `out` is written in order, and the header rewritten at its start once
+/// the compressed length and checksum are known (`rewrite`).
+fn write_snapshot<W: Write>(
+    out: W,
+    data: &[u8],
+    meta: &[u8],
+    settings: Settings,
+    rewrite: impl FnOnce(W, &[u8], &[u8]) -> io::Result<W>,
+) -> io::Result<W> {
+    let (mut header, slots) = format::header_bytes(settings.codec, meta);
+    let size = data.len() as u64;
+    if settings.codec == Codec::None {
+        format::seal(&mut header, slots, size, size, format::checksum_of(data));
+        let mut out = out;
+        out.write_all(&header)?;
+        out.write_all(data)?;
+        return Ok(out);
+    }
+    let mut out = out;
+    out.write_all(&header)?;
+    out.write_all(&[0xc6, 0, 0, 0, 0])?;
+    let (out, stored_size, checksum) = compress_into(out, data, settings)?;
+    let Some(prefix) = format::bin32_prefix(stored_size) else {
+        return Err(io::Error::other(
+            "the compressed snapshot is 4 GiB or more, which one snapshot cannot hold",
+        ));
+    };
+    format::seal(&mut header, slots, size, stored_size, checksum);
+    rewrite(out, &header, &prefix)
+}
+
+/// `_snapshot_save(path, data, codec, level, threads, meta)`: writes the packed `data` as a
+/// snapshot at `path`, durably.
+#[pyfunction]
+#[pyo3(signature = (path, data, codec, level, threads, meta))]
+pub fn _snapshot_save(
+    py: Python<'_>,
+    path: PathBuf,
+    data: &Bound<'_, PyAny>,
+    codec: &str,
+    level: i32,
+    threads: u32,
+    meta: &Bound<'_, PyBytes>,
+) -> PyResult<()> {
+    let settings = settings(codec, level, threads)?;
+    let data = input(data)?;
+    // SAFETY: `data` and `meta` (an export, and a `bytes` object, borrowed for this call)
+    // outlive the detached call below, and neither can change: the export is read-only.
+    let (shared, meta) = unsafe { (Shared::new(data.as_slice()), Shared::new(meta.as_bytes())) };
+    let result = py.detach(|| save(&path, shared.get(), meta.get(), settings));
+    drop(data);
+    result.map_err(|(err, at)| os_error(&err, &at))
+}
+
+/// A counter that makes each temporary name of this process new.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The durable write: the error, and the path it concerns, if any step fails.
+fn save(
+    path: &Path,
+    data: &[u8],
+    meta: &[u8],
+    settings: Settings,
+) -> Result<(), (io::Error, PathBuf)> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| (io::Error::from_raw_os_error(21), path.to_path_buf()))?;
+    let (file, temp) = create_temp(&dir, name).map_err(|e| (e, dir.clone()))?;
+    let written = write_file(file, data, meta, settings);
+    let renamed = written.and_then(|()| std::fs::rename(&temp, path));
+    if let Err(err) = renamed {
+        // The temporary file is ours: removing it leaves the directory as it was.
+        let _ = std::fs::remove_file(&temp);
+        return Err((err, path.to_path_buf()));
+    }
+    File::open(&dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| (e, dir))
+}
+
+/// Creates a new temporary file next to the snapshot, named after it.
+fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(File, PathBuf)> {
+    let pid = std::process::id();
+    loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(name);
+        temp_name.push(format!(".{pid}-{n}-{nanos:08x}.tmp"));
+        let temp = dir.join(temp_name);
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((file, temp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Writes the snapshot into the temporary file and `fsync`s it.
+fn write_file(file: File, data: &[u8], meta: &[u8], settings: Settings) -> io::Result<()> {
+    let out = BufWriter::with_capacity(WRITE_BUFFER, file);
+    let out = write_snapshot(out, data, meta, settings, |mut out, header, prefix| {
+        out.flush()?;
+        let file = out.get_ref();
+        file.write_all_at(header, 0)?;
+        file.write_all_at(prefix, header.len() as u64)?;
+        Ok(out)
+    })?;
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}
+
+/// `_snapshot_dumps(data, codec, level, threads, meta)`: the snapshot of the packed `data`, as
+/// bytes.
+#[pyfunction]
+#[pyo3(signature = (data, codec, level, threads, meta))]
+pub fn _snapshot_dumps<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    codec: &str,
+    level: i32,
+    threads: u32,
+    meta: &Bound<'py, PyBytes>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let settings = settings(codec, level, threads)?;
+    let data = input(data)?;
+    // SAFETY: as in `_snapshot_save`: both outlive the detached call and cannot change.
+    let (shared, meta) = unsafe { (Shared::new(data.as_slice()), Shared::new(meta.as_bytes())) };
+    let out = py.detach(|| {
+        let guess = match settings.codec {
+            Codec::None => shared.get().len(),
+            _ => shared.get().len() / 3,
+        };
+        let out = Vec::with_capacity(guess + meta.get().len() + 128);
+        write_snapshot(
+            out,
+            shared.get(),
+            meta.get(),
+            settings,
+            |mut out, header, prefix| {
+                out[..header.len()].copy_from_slice(header);
+                out[header.len()..header.len() + prefix.len()].copy_from_slice(prefix);
+                Ok(out)
+            },
+        )
+    });
+    drop(data);
+    let out = out.map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &out))
+}

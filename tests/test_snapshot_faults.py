@@ -1,0 +1,239 @@
+"""fastmsgpack.snapshot.save under real faults, each in a subprocess bounded in time: killed
+with SIGKILL at random moments, watched with strace, a full disk (RLIMIT_FSIZE), a read-only
+directory, and two processes saving the same path while a third loads it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fastmsgpack.snapshot import load, save
+
+# Objects whose content follows from their generation number, so that any object read back can
+# be checked whole: a torn or mixed file could not pass.
+MAKE = textwrap.dedent(
+    """
+    import os, sys, random, signal, resource, time, json
+    from fastmsgpack.snapshot import save, load
+
+    def make(gen, n=20_000):
+        rng = random.Random(gen)
+        return {"gen": gen, "stops": [[i, rng.random()] for i in range(n)]}
+
+    def check(obj):
+        assert obj == make(obj["gen"], len(obj["stops"])), "mixed or torn snapshot"
+        return obj["gen"]
+    """
+)
+
+
+def run(tmp_path: Path, body: str, timeout: float = 60, **kwargs: object) -> dict[str, object]:
+    """Runs `body` (after MAKE) in a new interpreter; it prints one JSON line as its result."""
+    script = tmp_path / "child.py"
+    script.write_text(MAKE + textwrap.dedent(body))
+    done = subprocess.run(
+        [*kwargs.pop("prefix", []), sys.executable, str(script)],  # type: ignore[misc]
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+        check=False,
+        **kwargs,  # type: ignore[call-overload]
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def temps(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_sigkill_at_random_moments_leaves_the_old_or_the_new_snapshot(tmp_path: Path) -> None:
+    # One driver process forks a saver 120 times and kills it with SIGKILL after a random
+    # delay; after every kill the file loads as one whole generation, never older than the last
+    # seen, and at most the one temporary file of the save that was cut short is left.
+    result = run(
+        tmp_path,
+        """
+        path = "plan.snap"
+        for codec in (None, "zstd"):
+            save(path, make(0), compress=codec)
+        last, kills, newer, left = 0, 0, 0, 0
+        rng = random.Random(1)
+        for round in range(120):
+            pid = os.fork()
+            if pid == 0:
+                gen = last + 1
+                while True:
+                    save(path, make(gen), compress=("zstd", None, "lz4")[gen % 3])
+                    gen += 1
+            time.sleep(rng.random() * 0.06)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            kills += 1
+            gen = check(load(path))
+            assert gen >= last, (gen, last)
+            newer += gen > last
+            last = gen
+            leftovers = [n for n in os.listdir(".") if n.endswith(".tmp")]
+            assert len(leftovers) <= 1, leftovers
+            left += len(leftovers)
+            for name in leftovers:
+                os.remove(name)
+        print(json.dumps({"kills": kills, "newer": newer, "left": left, "last": last}))
+        """,
+        timeout=120,
+    )
+    assert result["kills"] == 120
+    # The kills landed both between saves and inside them.
+    assert isinstance(result["newer"], int) and result["newer"] > 10
+    assert isinstance(result["left"], int) and result["left"] > 0
+    assert temps(tmp_path) == []
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+def test_strace_shows_fsync_of_the_file_before_the_rename_and_of_the_directory_after(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "strace.log"
+    run(
+        tmp_path,
+        """
+        save("plan.snap", make(1), compress="zstd")
+        print(json.dumps({}))
+        """,
+        prefix=[
+            "strace",
+            "-f",
+            "-qq",
+            "-o",
+            str(log),
+            "-e",
+            "trace=openat,fsync,rename,renameat,renameat2",
+        ],
+    )
+    lines = log.read_text().splitlines()
+    fds: dict[str, str] = {}
+    events = []
+    for line in lines:
+        call = line.split(None, 1)[1] if line.split(None, 1)[0].isdigit() else line
+        if call.startswith("openat(") and "= " in call and ".plan.snap." in call:
+            fds[call.rsplit("= ", 1)[1].strip()] = "temp"
+            events.append("open temp")
+        elif call.startswith("openat(") and '"."' in call and "O_DIRECTORY" not in call:
+            fd = call.rsplit("= ", 1)[1].strip()
+            if fd.isdigit():
+                fds[fd] = "dir"
+                events.append("open dir")
+        elif call.startswith("fsync("):
+            fd = call[len("fsync(") :].split(")")[0]
+            events.append(f"fsync {fds.get(fd, '?')}")
+        elif call.startswith("rename") and ".plan.snap." in call:
+            events.append("rename")
+    assert "rename" in events, lines
+    rename = events.index("rename")
+    assert "fsync temp" in events[:rename], events
+    assert "fsync dir" in events[rename:], events
+
+
+def test_a_full_disk_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    save(tmp_path / "plan.snap", {"gen": 0, "stops": []})
+    result = run(
+        tmp_path,
+        """
+        # Writing past the limit sends SIGXFSZ, which would end the process: ignored, the write
+        # fails with EFBIG instead, as it does on a full disk with ENOSPC.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+        outcome = {}
+        for codec in (None, "zstd", "lz4"):
+            try:
+                save("plan.snap", make(5, 200_000), compress=codec)
+                outcome[str(codec)] = "saved"
+            except OSError as e:
+                outcome[str(codec)] = [type(e).__name__, e.errno, e.filename]
+        print(json.dumps(outcome))
+        """,
+    )
+    for codec in ("None", "zstd", "lz4"):
+        assert result[codec] == ["OSError", 27, "plan.snap"], result  # EFBIG, naming the file
+    assert load(tmp_path / "plan.snap") == {"gen": 0, "stops": []}
+    assert temps(tmp_path) == []
+
+
+def test_a_read_only_directory_refuses_with_permission_error(tmp_path: Path) -> None:
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    save(directory / "plan.snap", {"gen": 0, "stops": []})
+    directory.chmod(0o555)
+    # root passes permission bits by its capabilities (CAP_DAC_OVERRIDE): the child runs
+    # without any (setpriv), so that the directory's bits hold for it as for any user.
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "running as root, the read-only test needs setpriv (util-linux)"
+        prefix = [setpriv, "--inh-caps=-all", "--bounding-set=-all", "--"]
+    try:
+        result = run(
+            tmp_path,
+            """
+            outcome = {}
+            for codec in (None, "zstd"):
+                try:
+                    save("ro/plan.snap", make(3), compress=codec)
+                    outcome[str(codec)] = "saved"
+                except OSError as e:
+                    outcome[str(codec)] = [type(e).__name__, e.errno]
+            print(json.dumps(outcome))
+            """,
+            prefix=prefix,
+        )
+    finally:
+        directory.chmod(0o755)
+    assert result == {"None": ["PermissionError", 13], "zstd": ["PermissionError", 13]}
+    assert load(directory / "plan.snap") == {"gen": 0, "stops": []}
+    assert temps(directory) == []
+
+
+def test_two_savers_and_a_loader_on_one_path(tmp_path: Path) -> None:
+    save(tmp_path / "plan.snap", {"gen": 0, "stops": []})
+    result = run(
+        tmp_path,
+        """
+        path = "plan.snap"
+        writers = []
+        for w in (1, 2):
+            pid = os.fork()
+            if pid == 0:
+                for i in range(50):
+                    save(path, make(w * 1000 + i, 5_000), compress=(None, "zstd")[i % 2])
+                os._exit(0)
+            writers.append(pid)
+        loads, seen = 0, set()
+        alive = set(writers)
+        while alive:
+            seen.add(check(load(path)))
+            loads += 1
+            for pid in list(alive):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    alive.discard(pid)
+        seen.add(check(load(path)))
+        print(json.dumps({"loads": loads, "seen": sorted(seen)}))
+        """,
+        timeout=120,
+    )
+    seen = result["seen"]
+    assert isinstance(seen, list) and isinstance(result["loads"], int)
+    assert result["loads"] > 10
+    assert all(g == 0 or 1000 <= g < 1050 or 2000 <= g < 2050 for g in seen)
+    final = load(tmp_path / "plan.snap")
+    assert final["gen"] in (1049, 2049)
+    assert temps(tmp_path) == []
