@@ -4,12 +4,17 @@ Each ``reveal_type`` below must show the type in its comment."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
+
+import fastmsgpack
+from fastmsgpack import MapView, View
 
 SOURCE = """
 import dataclasses
@@ -19,7 +24,7 @@ from typing import Any
 from typing_extensions import reveal_type
 
 import fastmsgpack
-from fastmsgpack import Decoder, Unpacker
+from fastmsgpack import Decoder, MapView, Unpacker, View
 
 
 @dataclasses.dataclass
@@ -44,6 +49,20 @@ for stop in Unpacker(io.BytesIO(data), type=Stop):
 buffers: list[object] = []
 packed = fastmsgpack.packb([b"x" * 100_000], buffer_callback=buffers.append)
 reveal_type(fastmsgpack.unpackb(packed, buffers=buffers))  # Any
+
+reveal_type(View(data))  # View[Any]
+reveal_type(View(data)["id"])  # Any
+reveal_type(View(data).to_python())  # Any
+reveal_type(View(data).to_python(type=Stop))  # Stop
+reveal_type(View(data, type=Stop))  # View[Stop]
+reveal_type(View(data, type=Stop, validate=False))  # View[Stop]
+reveal_type(View(data, type=Stop)["id"])  # Any
+reveal_type(View(data, type=Stop).to_python())  # Stop
+reveal_type(View(data, type=list[Stop]).to_python())  # list[Stop]
+typed: View[Stop] = View(data, type=Stop)
+reveal_type(typed.get("id"))  # Any
+if isinstance(typed, MapView):
+    reveal_type(typed.to_python(type=dict[str, int]))  # dict[str, int]
 """
 
 
@@ -82,3 +101,29 @@ def test_pyright_infers_the_types_given(tmp_path: Path) -> None:
     assert [normalise(r) for r in revealed] == expected(), result.stdout
     errors = [line for line in result.stdout.splitlines() if " - error:" in line]
     assert not errors, result.stdout
+
+
+@dataclasses.dataclass
+class _Stop:
+    id: int
+
+
+def _first(view: View[_Stop]) -> _Stop:
+    return view.to_python()
+
+
+def test_view_is_subscriptable_at_run_time() -> None:
+    # An annotation ``View[Stop]`` is evaluated where annotations are (no ``from __future__ import
+    # annotations``, ``typing.get_type_hints``, pydantic, ...): it must not raise.
+    alias = View[_Stop]
+    assert typing.get_origin(alias) is View
+    assert typing.get_args(alias) == (_Stop,)
+    hints = typing.get_type_hints(_first)
+    assert hints == {"view": View[_Stop], "return": _Stop}
+    data = fastmsgpack.packb(_Stop(3))
+    typed = View(data, type=_Stop)
+    assert isinstance(typed, View) and isinstance(typed, MapView)
+    assert isinstance(View(fastmsgpack.packb([1])), View)
+    assert _first(typed) == _Stop(3)
+    # The abstract type is never made: ``View(...)`` gives a view (or a value).
+    assert type(typed) is MapView

@@ -124,6 +124,7 @@ class ValidationError(MsgpackDecodeError):
     path: str | None
 
 _T = TypeVar("_T")
+_U = TypeVar("_U")
 
 class _Readable(Protocol):
     def read(self, size: int = ..., /) -> Buffer: ...
@@ -378,23 +379,18 @@ class Fragment:
     @property
     def contents(self) -> bytes: ...
 
-class _ViewType(abc.ABCMeta):
-    def __call__(
-        cls,
-        data: Buffer,
-        /,
-        *,
-        ext_hook: Callable[[int, bytes], Any] | None = None,
-        option: int | None = None,
-        type: Any = None,
-        dec_hook: Callable[[type, Any], Any] | None = None,
-        validate: bool = True,
-    ) -> Any: ...
+class _ViewType(abc.ABCMeta): ...
 
-class View(metaclass=_ViewType):
+class View(Generic[_T], metaclass=_ViewType):
     """A lazy, read-only view of one MessagePack object: a ``MapView`` for a map, an
-    ``ArrayView`` for an array, any other value decoded as ``unpackb`` would."""
+    ``ArrayView`` for an array, any other value decoded as ``unpackb`` would.
 
+    Typed as a ``View[T]``: what ``MapView`` and ``ArrayView`` both have, with ``to_python()``
+    giving ``T`` (``Any`` without ``type=``). An item read is ``Any``: a view or a value, as the
+    data says. A document the view does not keep as a view (a scalar, or one read as a union or
+    a scalar type) is returned as the value itself, which this type does not show."""
+
+    @overload
     def __new__(
         cls,
         data: Buffer,
@@ -402,13 +398,52 @@ class View(metaclass=_ViewType):
         *,
         ext_hook: Callable[[int, bytes], Any] | None = None,
         option: int | None = None,
-        type: Any = None,
+        type: None = None,
         dec_hook: Callable[[type, Any], Any] | None = None,
         validate: bool = True,
-    ) -> Any: ...
+    ) -> View[Any]: ...
+    @overload
+    def __new__(
+        cls,
+        data: Buffer,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        type: TypeForm[_T],
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        validate: bool = True,
+    ) -> View[_T]: ...
+    @overload
+    def __new__(
+        cls,
+        data: Buffer,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = None,
+        option: int | None = None,
+        type: Any,
+        dec_hook: Callable[[type, Any], Any] | None = None,
+        validate: bool = True,
+    ) -> View[Any]: ...
+    def __getitem__(self, key: Any, /) -> Any: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __contains__(self, item: object, /) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def get(self, key: Any, default: Any = None, *, type: Any = None) -> Any: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
+
+    @overload
+    def to_python(self, *, type: None = None) -> _T: ...
+    @overload
+    def to_python(self, *, type: TypeForm[_U]) -> _U: ...
+    @overload
+    def to_python(self, *, type: Any) -> Any: ...
 
 @final
-class MapView(Mapping[Any, Any]):
+class MapView(View[Any], Mapping[Any, Any]):
     """A MessagePack map read where it lies; values decode when read."""
 
     def __getitem__(self, key: Any, /) -> Any: ...
@@ -418,17 +453,27 @@ class MapView(Mapping[Any, Any]):
     def keys(self) -> list[Any]: ...  # type: ignore[override]
     def values(self) -> list[Any]: ...  # type: ignore[override]
     def items(self) -> list[tuple[Any, Any]]: ...  # type: ignore[override]
-    def to_python(self, *, type: Any = None) -> Any: ...
+    @overload
+    def to_python(self, *, type: None = None) -> Any: ...
+    @overload
+    def to_python(self, *, type: TypeForm[_U]) -> _U: ...
+    @overload
+    def to_python(self, *, type: Any) -> Any: ...
     if sys.version_info >= (3, 12):
         def __buffer__(self, flags: int, /) -> memoryview: ...
 
 @final
-class ArrayView(Sequence[Any]):
+class ArrayView(View[Any], Sequence[Any]):
     """A MessagePack array read where it lies; items decode when read."""
 
     def __getitem__(self, index: Any, /) -> Any: ...
     def __len__(self) -> int: ...
     def get(self, index: int, default: Any = None, *, type: Any = None) -> Any: ...
-    def to_python(self, *, type: Any = None) -> Any: ...
+    @overload
+    def to_python(self, *, type: None = None) -> Any: ...
+    @overload
+    def to_python(self, *, type: TypeForm[_U]) -> _U: ...
+    @overload
+    def to_python(self, *, type: Any) -> Any: ...
     if sys.version_info >= (3, 12):
         def __buffer__(self, flags: int, /) -> memoryview: ...

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from fastmsgpack._fastmsgpack import (
     ArrayView,
     MapView,
     _view,
 )
+
+_T = TypeVar("_T")
 
 
 class _ViewType(abc.ABCMeta):
@@ -21,7 +23,7 @@ class _ViewType(abc.ABCMeta):
     __call__ = staticmethod(_view)
 
 
-class View(metaclass=_ViewType):
+class View(Generic[_T], metaclass=_ViewType):
     """A lazy, read-only view of the one MessagePack object in ``data``.
 
     ``View(data)`` gives a ``MapView`` (a ``Mapping``) for a map, an ``ArrayView`` (a
@@ -34,6 +36,10 @@ class View(metaclass=_ViewType):
       ``unpackb(type=...)`` does.
     - ``validate``: check the whole input first (the default); ``False`` reads only what is
       accessed, for a large file of which a little is read.
+
+    ``View`` is also the abstract type of both views (``isinstance(v, View)``), generic in what
+    ``to_python()`` gives: a type checker sees ``View(data)`` as a ``View[Any]`` and
+    ``View(data, type=T)`` as a ``View[T]``, and ``View[T]`` may be written in annotations.
 
     Example::
 
