@@ -210,6 +210,7 @@ unsafe fn unpackb_fast(
             &tp,
             dec_hook.as_deref(),
             buffers.as_deref(),
+            registry,
         )?,
         None if registry.is_none() && opts & opt::EXACT == 0 => de::unpackb(
             py,
@@ -248,14 +249,17 @@ fn unpack<'py>(
     registry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "unpack")?;
+    let registry = registry::table_of(registry)?;
     let data = fp.call_method0("read")?;
     let what = "what unpack()'s fp.read() returns";
     match r#type {
         Some(tp) if !tp.is_none() => {
             let dec_hook = dec_hook.filter(|h| !h.is_none());
-            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook, buffers)
+            de::unpackb_typed(
+                py, &data, ext_hook, opts, what, tp, dec_hook, buffers, registry,
+            )
         }
-        _ => match registry::table_of(registry)? {
+        _ => match registry {
             None if opts & opt::EXACT == 0 => de::unpackb(py, &data, ext_hook, opts, what, buffers),
             registry => de::unpackb_exact(py, &data, ext_hook, opts, what, buffers, registry),
         },
