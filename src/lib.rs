@@ -21,6 +21,7 @@ mod opt;
 mod packer;
 mod registry;
 mod ser;
+mod stack;
 mod unpacker;
 mod view;
 
