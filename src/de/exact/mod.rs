@@ -3,6 +3,7 @@
 
 mod scalars;
 mod time;
+pub(crate) mod unknown_zones;
 
 use std::sync::Arc;
 
