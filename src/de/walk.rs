@@ -194,11 +194,13 @@ pub fn build<'a, P: Policy<'a>>(
         // Containers recurse: on a stack with room for it (crate::stack).
         Token::Map(n) => {
             p.header(&token, start)?;
-            crate::stack::deeper(|| map(p, n, depth, start))
+            let check = crate::stack::checks(depth);
+            crate::stack::deeper(check, || map(p, n, depth, start))
         }
         Token::Array(n) => {
             p.header(&token, start)?;
-            crate::stack::deeper(|| array(p, n, depth, start))
+            let check = crate::stack::checks(depth);
+            crate::stack::deeper(check, || array(p, n, depth, start))
         }
         token => p.scalar(token, depth, start),
     }

@@ -83,7 +83,7 @@ impl Drop for Kids {
             Err(poisoned) => poisoned.into_inner().take(),
         };
         if let Some(kept) = kept {
-            crate::stack::deeper(|| drop(kept));
+            crate::stack::grown(|| drop(kept));
         }
     }
 }

@@ -125,7 +125,7 @@ unsafe fn write_non_str<E: Emitter>(key: Ref<'_>, st: State, cx: &Ctx, e: &mut E
                 e.array_item(i)?;
                 // SAFETY: the tuple key is held by the caller (this function's precondition)
                 // and its items never change, so each item lives while it is written.
-                crate::stack::deeper(|| write_non_str(Ref::new(item), st, cx, e))?;
+                crate::stack::grown(|| write_non_str(Ref::new(item), st, cx, e))?;
             }
             e.array_end()
         } else {
@@ -156,7 +156,7 @@ unsafe fn write_rich<E: Emitter>(key: Ref<'_>, ty: TypePtr, st: State, cx: &Ctx,
         } else if ffi::is_subtype(ffi::type_of(ty.cast()), k.enum_meta) {
             let value = per_type::enums::member_value(key, cx)?;
             let st = st.enter_container()?;
-            crate::stack::deeper(|| write_non_str(Ref::of(&value), st, cx, e))
+            crate::stack::grown(|| write_non_str(Ref::of(&value), st, cx, e))
         } else {
             Err(error::bad_key(key, true))
         }
