@@ -55,6 +55,9 @@ named by Finding.check:
 - "exact" (header bit 7): unpackb(data, option=OPT_EXACT) gives a value or a MsgpackDecodeError
   with an offset, an Unpacker the same, and packb then unpackb with OPT_EXACT gives back an equal
   value of the same type (scripts/fuzz_exact.py).
+- "configs": the registry (nested registered codes, in every decoder, typed included, and with
+  OPT_EXACT under header bit 7), OPT_BIN_MEMORYVIEW, and fastmsgpack.compat's options against
+  msgpack-python (scripts/fuzz_configs.py says what exactly).
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import fuzz_configs
 import fuzz_exact
 import fuzz_typed
 import msgpack  # type: ignore[import-untyped]
@@ -611,6 +615,8 @@ def _check(case: Case) -> None:
         raise Finding("typed", detail, key=key)
     for key, detail in fuzz_exact.problems(case.data, case.header):
         raise Finding("exact", detail, key=key)
+    for key, detail in fuzz_configs.problems(case.data, case.header):
+        raise Finding("configs", detail, key=key)
 
 
 class _Unhashable(Exception):
@@ -1414,6 +1420,9 @@ def seed_inputs() -> Iterator[tuple[str, bytes]]:
     for _name, document in fuzz_exact.seed_documents():
         for header in SEED_HEADERS:
             yield "exact", Case(header | fuzz_exact.HEADER_EXACT, document).raw()
+    for _name, document in fuzz_configs.seed_documents():
+        for header in (make_header(), make_header(non_str_keys=True) | fuzz_exact.HEADER_EXACT):
+            yield "configs", Case(header, document).raw()
 
 
 def sha1_name(raw: bytes) -> str:
