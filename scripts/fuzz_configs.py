@@ -221,9 +221,9 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
             yield "memoryview", f"{views[1]!r:.200} where unpackb gave {plain[1]!r:.200}"
             return
         if views[0]:
-            problem = _views_problem(views[1], data)
-            if problem:
-                yield "memoryview-view", problem
+            wrong_view = _views_problem(views[1], data)
+            if wrong_view:
+                yield "memoryview-view", wrong_view
                 return
             if not _same(_packed(views[1], option), _packed(plain[1], option)):
                 yield "memoryview", f"{views[1]!r:.200} where unpackb gave {plain[1]!r:.200}"
