@@ -58,6 +58,9 @@ named by Finding.check:
 - "snapshot": the input read as a snapshot (whole, and after the fixed magic and version) and as
   the frames of a record file gives a value or a SnapshotError of a known kind, and the input
   framed by snapshot.frame (stored and zstd) loads as unpackb reads it (scripts/fuzz_snapshot.py).
+- "configs": the registry (nested registered codes, in every decoder, typed included, and with
+  OPT_EXACT under header bit 7), OPT_BIN_MEMORYVIEW, and fastmsgpack.compat's options against
+  msgpack-python (scripts/fuzz_configs.py says what exactly).
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import fuzz_configs
 import fuzz_exact
 import fuzz_snapshot
 import fuzz_typed
@@ -621,6 +625,8 @@ def _check(case: Case) -> None:
         raise Finding("exact", detail, key=key)
     for key, detail in fuzz_snapshot.problems(case.data):
         raise Finding("snapshot", detail, key=key)
+    for key, detail in fuzz_configs.problems(case.data, case.header):
+        raise Finding("configs", detail, key=key)
 
 
 class _Unhashable(Exception):
@@ -1434,6 +1440,9 @@ def seed_inputs() -> Iterator[tuple[str, bytes]]:
     for _name, document in fuzz_exact.seed_documents():
         for header in SEED_HEADERS:
             yield "exact", Case(header | fuzz_exact.HEADER_EXACT, document).raw()
+    for _name, document in fuzz_configs.seed_documents():
+        for header in (make_header(), make_header(non_str_keys=True) | fuzz_exact.HEADER_EXACT):
+            yield "configs", Case(header, document).raw()
 
 
 def sha1_name(raw: bytes) -> str:

@@ -52,7 +52,11 @@ def import_checks(*, instrument_checks: bool = True) -> None:
     checks would take most of the time.
     """
     global fuzz_checks
-    include = ["fastmsgpack", "fuzz_checks", "fuzz_typed"] if instrument_checks else ["fastmsgpack"]
+    include = (
+        ["fastmsgpack", "fuzz_checks", "fuzz_typed", "fuzz_configs"]
+        if instrument_checks
+        else ["fastmsgpack"]
+    )
     with atheris.instrument_imports(include=include):
         import fuzz_checks
 
@@ -105,6 +109,10 @@ DICTIONARY: list[bytes] = [
     b"\xd5\x8b",
     b"\xc7\x1c\x8c\x83\xc4\x02nd",
     b"\x03Europe/Paris",
+    # Registered codes of scripts/fuzz_configs.py, each holding a value (an array, another).
+    b"\xd5\x07\x91",
+    b"\xc7\x03\x01\x91",
+    b"\xc9\x00\x00\x00\x05\x2a",
 ]
 
 

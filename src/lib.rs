@@ -22,6 +22,7 @@ mod packer;
 mod registry;
 mod ser;
 mod snapshot;
+mod stack;
 mod unpacker;
 mod view;
 
@@ -256,6 +257,7 @@ unsafe fn unpackb_fast(
             &tp,
             dec_hook.as_deref(),
             buffers.as_deref(),
+            registry,
         )?,
         None if registry.is_none() && opts & opt::EXACT == 0 => de::unpackb(
             py,
@@ -304,14 +306,17 @@ fn unpack<'py>(
     if r#type.is_none_or(|t| t.is_none()) {
         opt::check_untyped(opts, "unpack")?;
     }
+    let registry = registry::table_of(registry)?;
     let data = fp.call_method0("read")?;
     let what = "what unpack()'s fp.read() returns";
     match r#type {
         Some(tp) if !tp.is_none() => {
             let dec_hook = dec_hook.filter(|h| !h.is_none());
-            de::unpackb_typed(py, &data, ext_hook, opts, what, tp, dec_hook, buffers)
+            de::unpackb_typed(
+                py, &data, ext_hook, opts, what, tp, dec_hook, buffers, registry,
+            )
         }
-        _ => match registry::table_of(registry)? {
+        _ => match registry {
             None if opts & opt::EXACT == 0 => de::unpackb(py, &data, ext_hook, opts, what, buffers),
             registry => de::unpackb_exact(py, &data, ext_hook, opts, what, buffers, registry),
         },

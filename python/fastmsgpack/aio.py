@@ -90,7 +90,7 @@ class AsyncUnpacker:
             handle(obj)
     """
 
-    __slots__ = ("_fed", "_max", "_read", "_read_size", "_unpacker")
+    __slots__ = ("_fed", "_max", "_read", "_read_size", "_reading", "_unpacker")
 
     def __init__(
         self,
@@ -116,6 +116,7 @@ class AsyncUnpacker:
         self._read_size = min(read_size, max_buffer_size)
         self._max = max_buffer_size
         self._fed = 0
+        self._reading = False
 
     async def _more(self) -> bool:
         """Reads and feeds the next piece of the stream; ``False`` at its end."""
@@ -125,13 +126,26 @@ class AsyncUnpacker:
                 f"an object at byte offset {self._unpacker.tell()} is larger than "
                 f"max_buffer_size ({self._max})"
             )
-        data = await self._read(min(self._read_size, room))
+        # A reader whose read() awaits this unpacker again (or two tasks reading it at once)
+        # would interleave the pieces of the stream: refused, as the Unpacker refuses its hooks.
+        if self._reading:
+            raise RuntimeError(
+                "AsyncUnpacker cannot read while it is reading already: not from its reader's "
+                "read(), nor from two tasks at once (use one AsyncUnpacker per task)"
+            )
+        self._reading = True
+        try:
+            data = await self._read(min(self._read_size, room))
+        finally:
+            self._reading = False
         if not data:
             held = self._fed - self._unpacker.tell()
             if held:
-                raise MsgpackDecodeError(
-                    f"the stream ended inside an object: {held} bytes from byte offset "
-                    f"{self._unpacker.tell()} do not make a whole object"
+                at = self._unpacker.tell()
+                raise _truncated(
+                    f"the stream ended inside an object: {held} bytes from byte offset {at} "
+                    f"do not make a whole object",
+                    at,
                 )
             return False
         self._unpacker.feed(data)
@@ -244,6 +258,17 @@ async def write_frame(
     await _send(writer, frame(obj, default=default, option=option))
 
 
+def _truncated(message: str, offset: int) -> MsgpackDecodeError:
+    """The error for a stream that ended inside an object (``offset``: where it starts in the
+    stream) or a frame (0: the offsets of a frame's errors count from its first byte), with the
+    data a decoder's own errors have."""
+    err = MsgpackDecodeError(message)
+    err.kind = "truncated"
+    err.reason = message.split(":")[0]
+    err.offset = offset
+    return err
+
+
 async def _read_exactly(read: Callable[[int], Awaitable[bytes]], n: int, eof_ok: bool) -> bytes:
     """``n`` bytes, read as they come; ``b""`` at a clean end when ``eof_ok``."""
     chunks: list[bytes] = []
@@ -253,7 +278,7 @@ async def _read_exactly(read: Callable[[int], Awaitable[bytes]], n: int, eof_ok:
         if not data:
             if eof_ok and got == 0:
                 return b""
-            raise MsgpackDecodeError(f"the stream ended inside a frame: {got} of {n} bytes arrived")
+            raise _truncated(f"the stream ended inside a frame: {got} of {n} bytes arrived", 0)
         chunks.append(data)
         got += len(data)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -141,7 +141,8 @@ pub fn finish_views(
 }
 
 /// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
-/// fastmsgpack cannot build itself.
+/// fastmsgpack cannot build itself; the extensions of `registry` (a `Registry`'s table) are read
+/// as their classes wherever the type leaves the value untyped, as an `Unpacker` reads them.
 #[allow(clippy::too_many_arguments)]
 pub fn unpackb_typed<'py>(
     py: Python<'py>,
@@ -152,6 +153,7 @@ pub fn unpackb_typed<'py>(
     tp: &Bound<'py, PyAny>,
     dec_hook: Option<&Bound<'py, PyAny>>,
     buffers: Option<&Bound<'py, PyAny>>,
+    registry: Option<std::sync::Arc<crate::registry::Table>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let source = source_of(data, opts);
     let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
@@ -159,7 +161,9 @@ pub fn unpackb_typed<'py>(
     let input = input_of(py, data, &mut holder, what)?;
     // A memoryview field views the input, as bins do with OPT_BIN_MEMORYVIEW.
     let views = make_views(py, opts, source, buffers, typed.has_memoryview)?;
-    let setup = Setup::of(py, opts, ext_hook, source)?.with_views(views.clone());
+    let setup = Setup::of(py, opts, ext_hook, source)?
+        .with_views(views.clone())
+        .with_registry(py, registry)?;
     let (value, _) = typed
         .decode_at(py, input, &setup, true)
         .map_err(typed::error::TError::into_pyerr)?;

@@ -151,7 +151,14 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
     #[inline(never)]
     fn ext(&mut self, tag: i8, data: &'a [u8], depth: u32, start: usize) -> DeResult<Owned> {
         if let Some(exact) = self.exact.clone() {
-            if let Some(value) = self.exact_ext(&exact, tag, data, depth, start)? {
+            // Their payloads hold values (a tuple's items, a registered type's value), read
+            // without a container between two of them: on a stack with room for it.
+            // A tuple's or set's items are two levels below it (the array between is read
+            // in the payload): two depths in eight check, so that such a chain checks too.
+            let check = crate::stack::checks(depth | 1);
+            let value =
+                crate::stack::deeper(check, || self.exact_ext(&exact, tag, data, depth, start))?;
+            if let Some(value) = value {
                 return Ok(value);
             }
         }
@@ -336,7 +343,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
             for i in 0..n {
                 let item_start = self.r.pos;
                 let item = token::next(&mut self.r, "value")?;
-                let item = self.hashable(item, depth + 1, item_start)?;
+                let item = crate::stack::grown(|| self.hashable(item, depth + 1, item_start))?;
                 ffi::tuple_set(&tuple, i, item);
             }
             Ok(tuple)

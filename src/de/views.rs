@@ -61,9 +61,11 @@ impl Views {
     pub fn bin(&self, py: Python<'_>, bytes: &[u8], offset: usize) -> Result<Owned, DeError> {
         let view = match self.flat(py)? {
             Some(flat) => {
-                let end = offset + bytes.len();
-                let slice = pyo3::types::PySlice::new(py, offset as isize, end as isize, 1);
-                flat.get_item(slice)?
+                // SAFETY: attached (`py`); `flat` is held for the call.
+                return unsafe {
+                    crate::ffi::slice_of(flat.as_ptr(), offset, offset + bytes.len())
+                }
+                .ok_or_else(|| DeError::python(fetch(py)));
             }
             None => PyMemoryView::from(&PyBytes::new(py, bytes))?.into_any(),
         };

@@ -191,13 +191,16 @@ pub fn build<'a, P: Policy<'a>>(
     start: usize,
 ) -> Result<P::Value, P::Error> {
     match token {
+        // Containers recurse: on a stack with room for it (crate::stack).
         Token::Map(n) => {
             p.header(&token, start)?;
-            map(p, n, depth, start)
+            let check = crate::stack::checks(depth);
+            crate::stack::deeper(check, || map(p, n, depth, start))
         }
         Token::Array(n) => {
             p.header(&token, start)?;
-            array(p, n, depth, start)
+            let check = crate::stack::checks(depth);
+            crate::stack::deeper(check, || array(p, n, depth, start))
         }
         token => p.scalar(token, depth, start),
     }

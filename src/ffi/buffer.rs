@@ -237,3 +237,27 @@ pub unsafe fn fill_readonly(
     }
     Ok(())
 }
+
+/// `obj[start:end]` (a memoryview's slice, sharing its memory), or `None` with the error set.
+///
+/// Built here, not with pyo3's `PySlice::new`: `PySlice_New` takes new references to its bounds
+/// and does not steal the caller's, and pyo3 0.30.1 passes it fresh ints it never releases,
+/// which leaked two ints a slice whose bounds are outside the small-int cache.
+///
+/// # Safety
+/// The GIL is held and `obj` is a live object.
+pub unsafe fn slice_of(obj: Obj, start: usize, end: usize) -> Option<super::Owned> {
+    // SAFETY: the GIL is held (the caller's contract); each bound is an owned reference, dropped
+    // (released) after `PySlice_New`, which took references of its own; a null bound is passed
+    // on only after the check, and `PySlice_New` accepts a null step (meaning None).
+    unsafe {
+        let lo = super::Owned::from_new(ffi::PyLong_FromSize_t(start))?;
+        let hi = super::Owned::from_new(ffi::PyLong_FromSize_t(end))?;
+        let slice = super::Owned::from_new(ffi::PySlice_New(
+            lo.as_ptr(),
+            hi.as_ptr(),
+            std::ptr::null_mut(),
+        ))?;
+        super::Owned::from_new(ffi::PyObject_GetItem(obj, slice.as_ptr()))
+    }
+}

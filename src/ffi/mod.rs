@@ -32,7 +32,7 @@ mod typed;
 mod types;
 mod writer;
 
-pub use buffer::{fill_readonly, with_exported, InputBuffer, KeptBuffer};
+pub use buffer::{fill_readonly, slice_of, with_exported, InputBuffer, KeptBuffer};
 pub use build::*;
 pub use bytearray::{offset_past_end, place_at};
 #[cfg(Py_GIL_DISABLED)]

@@ -55,6 +55,17 @@ impl State {
         (self.0 >> DEFAULT_SHIFT) & FIELD
     }
 
+    /// Whether a list or dict packed in this state checks the room left on the stack first
+    /// ([`crate::stack`]): one level in [`crate::stack::EVERY`], counting containers and nested
+    /// `default` (and registered, exact) calls alike, each of which moves one of the two fields
+    /// by one. (Chains of the other recursing types stop at 255 levels, which fit a 128 KiB
+    /// stack: tests/test_small_stacks.py.)
+    #[inline(always)]
+    pub fn checks_stack(self) -> bool {
+        let level = self.default_depth().wrapping_sub(self.depth_left()) as u32;
+        crate::stack::checks(level)
+    }
+
     /// The state inside one more container.
     #[inline(always)]
     pub fn enter_container(self) -> Res<State> {

@@ -72,3 +72,18 @@ impl Kids {
         Ok(())
     }
 }
+
+/// The views kept hold views of their own items: a path read to the bottom of a deep document
+/// is a chain of views, released one inside the release of the other. Each is released on a
+/// stack with room for it (as the walks recurse, [`crate::stack`]).
+impl Drop for Kids {
+    fn drop(&mut self) {
+        let kept = match self.kept.get_mut() {
+            Ok(kept) => kept.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(kept) = kept {
+            crate::stack::grown(|| drop(kept));
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 mod scalars;
 mod time;
+pub(crate) mod unknown_zones;
 
 use std::sync::Arc;
 
@@ -182,6 +183,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         depth: u32,
         start: usize,
     ) -> DeResult<Owned> {
+        holds_value(depth, start)?;
         self.in_payload(tag, data, start, |d| d.value(depth + 1))
     }
 
@@ -240,6 +242,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
     }
 
     fn exact_numpy(&mut self, data: &'a [u8], depth: u32, start: usize) -> DeResult<Owned> {
+        holds_value(depth, start)?;
         // Loaded for this payload only: other maps are not taken for raw arrays without
         // `OPT_NUMPY_RAW`.
         let saved = self.numpy;
@@ -272,6 +275,17 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
             }
         })
     }
+}
+
+/// An extension whose payload holds a value (a registered type's, a numpy array's map) nests it
+/// one level deeper, as a container does: one `depth` deep is refused where a container would
+/// be, so that a chain of them cannot recurse past the limit (and off the stack).
+#[inline(always)]
+pub(super) fn holds_value(depth: u32, start: usize) -> DeResult<()> {
+    if depth >= crate::limits::MAX_DECODE_DEPTH {
+        return Err(DeError::input(Kind::TooDeep, start));
+    }
+    Ok(())
 }
 
 /// The message of an input error, without its offset (the payload's start is given instead).

@@ -1,6 +1,6 @@
 //! `datetime`, `date`, `time` and `timedelta` from their fields and time zone suffix.
 
-use super::{bad, cause_text, refused, Exact};
+use super::{bad, cause_text, refused, unknown_zones, Exact};
 use crate::de::error::DeError;
 use crate::de::reader::DeResult;
 use crate::exact::{self as code, tz};
@@ -100,17 +100,29 @@ fn new_zone(exact: &Exact, tag: i8, suffix: &[u8], start: usize) -> DeResult<Opt
                     start,
                 ));
             }
+            let unknown = |why: &str| {
+                let key = String::from_utf8_lossy(rest);
+                bad(tag, format!("unknown zone key {key:?} ({why})"), start)
+            };
+            if let Some(why) = unknown_zones::refused(rest) {
+                return Err(unknown(&why));
+            }
             // SAFETY: attached; the key is ASCII; `ZoneInfo` is held by the handles.
             unsafe {
                 let key =
                     ffi::new_ascii_str(rest).ok_or_else(|| DeError::python(ffi::fetch_error()))?;
                 let zone = ffi::call1(exact.handles.zoneinfo, key.as_ptr()).map_err(|cause| {
-                    let key = String::from_utf8_lossy(rest);
-                    bad(
-                        tag,
-                        format!("unknown zone key {key:?} ({})", cause_text(cause)),
-                        start,
-                    )
+                    // A key zoneinfo does not have (`ZoneInfoNotFoundError` is a `KeyError`) or
+                    // refuses as a key is remembered; another failure (out of memory) is not.
+                    // SAFETY: the decoder runs attached.
+                    let py = pyo3::Python::assume_attached();
+                    let remembered = cause.is_instance_of::<pyo3::exceptions::PyKeyError>(py)
+                        || cause.is_instance_of::<pyo3::exceptions::PyValueError>(py);
+                    let why = cause_text(cause);
+                    if remembered {
+                        unknown_zones::remember(rest, &why);
+                    }
+                    unknown(&why)
                 })?;
                 Ok(Some(zone))
             }

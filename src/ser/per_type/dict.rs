@@ -19,6 +19,11 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         st.enter_container()?;
         return e.map_empty();
     }
+    if st.checks_stack() {
+        // Every few levels, on a stack with room for the levels below (crate::stack).
+        // SAFETY: as below; the closure runs before `grown` returns, while `obj` is live.
+        return crate::stack::grown(|| unsafe { write_entries(obj, st, cx, e) });
+    }
     // SAFETY: `obj` is a live dict and the GIL is held (this function's precondition), as
     // `write_entries` needs.
     unsafe { write_entries(obj, st, cx, e) }

@@ -125,7 +125,7 @@ unsafe fn write_non_str<E: Emitter>(key: Ref<'_>, st: State, cx: &Ctx, e: &mut E
                 e.array_item(i)?;
                 // SAFETY: the tuple key is held by the caller (this function's precondition)
                 // and its items never change, so each item lives while it is written.
-                write_non_str(Ref::new(item), st, cx, e)?;
+                crate::stack::grown(|| write_non_str(Ref::new(item), st, cx, e))?;
             }
             e.array_end()
         } else {
@@ -155,7 +155,8 @@ unsafe fn write_rich<E: Emitter>(key: Ref<'_>, ty: TypePtr, st: State, cx: &Ctx,
             per_type::uuid::write(key, cx, e)
         } else if ffi::is_subtype(ffi::type_of(ty.cast()), k.enum_meta) {
             let value = per_type::enums::member_value(key, cx)?;
-            write_non_str(Ref::of(&value), st.enter_container()?, cx, e)
+            let st = st.enter_container()?;
+            crate::stack::grown(|| write_non_str(Ref::of(&value), st, cx, e))
         } else {
             Err(error::bad_key(key, true))
         }

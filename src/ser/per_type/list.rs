@@ -23,6 +23,10 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
             st.enter_container()?;
             return e.array_empty();
         }
+        if st.checks_stack() {
+            // Every few levels, on a stack with room for the levels below (crate::stack).
+            return crate::stack::grown(|| write_list(obj, st, cx, e));
+        }
         if len <= 2 {
             write_short(obj, st, cx, e)
         } else {

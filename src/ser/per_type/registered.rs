@@ -17,8 +17,9 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let Some(entry) = table.and_then(|t| t.by_type(ty)) else {
         return Err(error::unsupported(obj));
     };
-    // An encoder returning an instance of its own class recurses: counted as `default` is.
-    let st = st.enter_default()?;
+    // Encoders returning instances of each other's classes recurse: counted as `default` is,
+    // with a message of their own (no `default` may have been given).
+    let st = st.enter_default().map_err(|_| encode_too_deep(obj))?;
     if entry.members.is_some() {
         // An Enum registered without functions: the member's value.
         // SAFETY: `obj` is live and the thread attached (`Ref`'s invariant), and the entry has
@@ -45,7 +46,34 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
         )
         .refusing(Ref::of(&obj))
     })?;
+    if value.as_ptr() == obj.as_ptr() {
+        return Err(returned_itself(Ref::of(&obj)));
+    }
     let mark = e.ext_begin()?;
     dispatch::write(Ref::of(&value), st, cx, e)?;
     e.ext_end(mark, entry.code)
+}
+
+/// An `encode` returned the object it was given, which would be encoded again without end.
+#[cold]
+fn returned_itself(obj: Ref<'_>) -> crate::error::Error {
+    let name = obj.type_name();
+    MsgpackEncodeError::new_err(format!(
+        "the registered encode function for type {name} returned the object it was given: it \
+         must return a value to pack in its place (a tuple, a dict, ...)"
+    ))
+    .into()
+}
+
+/// Registered encode functions returned instances of each other's classes, nested too deep.
+#[cold]
+fn encode_too_deep(obj: Ref<'_>) -> crate::error::Error {
+    let name = obj.type_name();
+    MsgpackEncodeError::new_err(format!(
+        "registered encode functions (and default) called recursively more than {} times, at \
+         type {name}: an encode function must not return instances of registered classes \
+         without end",
+        crate::limits::MAX_DEFAULT_DEPTH
+    ))
+    .into()
 }
