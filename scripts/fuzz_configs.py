@@ -92,12 +92,44 @@ def _outcome(call: Callable[[], Any]) -> tuple[bool, Any]:
         return False, exc
 
 
+def _tokens(value: Any) -> list[tuple[str, Any]]:
+    """``value`` as a flat list of (type, content) tokens, walked without recursion: what ``repr``
+    compares, for values nested deeper than the interpreter lets ``repr`` recurse (CPython 3.12's
+    C recursion limit stops it short of 1024 nested boxes)."""
+    out: list[tuple[str, Any]] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Box):
+            out.append((type(v).__name__, v.code))
+            stack.append(v.inner)
+        elif isinstance(v, (list, tuple)):
+            out.append((type(v).__name__, len(v)))
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            out.append(("dict", len(v)))
+            for key, item in reversed(list(v.items())):
+                stack.append(item)
+                stack.append(key)
+        else:
+            out.append((type(v).__name__, repr(v)))
+    return out
+
+
 def _same(a: tuple[bool, Any], b: tuple[bool, Any]) -> bool:
     if a[0] != b[0]:
         return False
     if not a[0]:
         return type(a[1]) is type(b[1]) and str(a[1]) == str(b[1])
-    return repr(a[1]) == repr(b[1])
+    return _same_value(a[1], b[1])
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` have the same ``repr``, also when nested too deep for it."""
+    try:
+        return repr(a) == repr(b)
+    except RecursionError:
+        return _tokens(a) == _tokens(b)
 
 
 def _unpacker(data: bytes, **kw: Any) -> Any:
@@ -200,12 +232,12 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
             return
     assert reference is not None
     streamed = _outcome(lambda: _unpacker(data, option=option, registry=REGISTRY))
-    if reference[0] and (not streamed[0] or repr(streamed[1]) != repr(reference[1])):
+    if reference[0] and (not streamed[0] or not _same_value(streamed[1], reference[1])):
         yield "registry-Unpacker", f"Unpacker gave {streamed[1]!r:.200}"
         return
     if reference[0]:
         hooked = _outcome(lambda: _hooked(data, option))
-        if hooked[0] and repr(hooked[1]) != repr(reference[1]):
+        if hooked[0] and not _same_value(hooked[1], reference[1]):
             yield "registry-oracle", f"{reference[1]!r:.200}, with a hook {hooked[1]!r:.200}"
             return
     for registry in (None, REGISTRY):
@@ -243,7 +275,7 @@ def _compat_problems(data: bytes) -> Iterator[tuple[str, str]]:
             ):
                 yield "compat-error-type", f"compat.unpackb({kw}) raised {ours[1]!r:.200}"
                 return
-        elif peer[0] and repr(ours[1]) != repr(peer[1]):
+        elif peer[0] and not _same_value(ours[1], peer[1]):
             yield "compat", f"compat.unpackb({kw}) gave {ours[1]!r:.200}, msgpack {peer[1]!r:.200}"
             return
 
