@@ -134,6 +134,24 @@ impl Known {
     }
 }
 
+/// Stores `cls` in `slot` if the slot is still empty, and then holds the class for the life of
+/// the process, so that the pointer stays valid for every later read; a later call changes
+/// nothing.
+fn hold_once(slot: &AtomicPtr<ffi::PyTypeObject>, cls: Py<PyType>) {
+    let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
+    if slot
+        .compare_exchange(
+            std::ptr::null_mut(),
+            ptr,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        )
+        .is_ok()
+    {
+        std::mem::forget(cls);
+    }
+}
+
 /// `fastmsgpack.compat`'s `ExtType` once that module is imported ([`set_compat_ext_type`]), else
 /// null.
 static COMPAT_EXT_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
@@ -143,19 +161,7 @@ static COMPAT_EXT_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::
 /// arrays: compat's `default` packs them as extensions. The class is held for the life of the
 /// process; a later call changes nothing.
 pub fn set_compat_ext_type(cls: Py<PyType>) {
-    let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
-    if COMPAT_EXT_TYPE
-        .compare_exchange(
-            std::ptr::null_mut(),
-            ptr,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        )
-        .is_ok()
-    {
-        // Held for good, so the pointer stays valid for every later call.
-        std::mem::forget(cls);
-    }
+    hold_once(&COMPAT_EXT_TYPE, cls);
 }
 
 /// The class given to [`set_compat_ext_type`], if any (live: it is held for good).
@@ -172,19 +178,7 @@ static COMPAT_TIMESTAMP_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std:
 /// before any user `default` sees it: an instance is never handed straight to that `default`
 /// ([`compat_timestamp_type`]). Held for the life of the process; a later call changes nothing.
 pub fn set_compat_timestamp_type(cls: Py<PyType>) {
-    let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
-    if COMPAT_TIMESTAMP_TYPE
-        .compare_exchange(
-            std::ptr::null_mut(),
-            ptr,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        )
-        .is_ok()
-    {
-        // Held for good, so the pointer stays valid for every later call.
-        std::mem::forget(cls);
-    }
+    hold_once(&COMPAT_TIMESTAMP_TYPE, cls);
 }
 
 /// The class given to [`set_compat_timestamp_type`], or null.
