@@ -11,6 +11,7 @@ import functools
 import json
 import lzma
 import math
+import os
 import re
 import struct
 from collections.abc import Callable, Iterator
@@ -35,6 +36,20 @@ DATA: Path = Path(__file__).resolve().parent / "data"
 
 if not DATA.is_dir():
     raise RuntimeError(f"test data directory not found: {DATA} (it is part of the repository)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the ``once`` tests in a repeated run (``FASTMSGPACK_TESTS_REPEAT=1``).
+
+    They check the repository, not the interpreter: scripts/test's default run (which CI runs)
+    runs them; its runs on the other interpreters set the variable and do not repeat them.
+    """
+    if os.environ.get("FASTMSGPACK_TESTS_REPEAT") != "1":
+        return
+    left_out = [item for item in items if item.get_closest_marker("once") is not None]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if item.get_closest_marker("once") is None]
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ import textwrap
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from _free_threaded import is_left_out
 
 import fastmsgpack._fastmsgpack
@@ -61,6 +62,7 @@ def baseline_env(tmp_path: Path) -> dict[str, str]:
     return dict(os.environ, FASTMSGPACK_BASELINE=str(earlier_build(tmp_path)))
 
 
+@pytest.mark.once
 def test_every_fastmsgpack_benchmark_has_a_before_column(tmp_path: Path) -> None:
     modules = MODULES + ([] if is_left_out("orjson") else WITH_ORJSON)
     out = subprocess.run(

@@ -160,6 +160,7 @@ def test_memory_table_fits_100_columns() -> None:
     assert [v.strip() for v in values if v.strip() != "256.0 MiB"] == expected
 
 
+@pytest.mark.once
 def test_progress_line(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(
         textwrap.dedent(

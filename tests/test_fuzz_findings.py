@@ -54,15 +54,32 @@ def test_seed_corpus_covers_the_data() -> None:
     assert counts["generated"] >= 50
 
 
-@pytest.mark.parametrize("group", sorted(SEEDS))
-def test_seed_corpus(group: str) -> None:
+def _shards() -> list[tuple[str, int, int]]:
+    # Each group in pieces of at most 512 KiB or 400 inputs, so that pytest-xdist's workers share
+    # the larger groups (the generated documents are some 4.5 MB).
+    shards = []
+    for group in sorted(SEEDS):
+        start = size = 0
+        for index, raw in enumerate(SEEDS[group]):
+            if index > start and (size + len(raw) > 512 * 1024 or index - start >= 400):
+                shards.append((group, start, index))
+                start, size = index, 0
+            size += len(raw)
+        shards.append((group, start, len(SEEDS[group])))
+    return shards
+
+
+@pytest.mark.parametrize(
+    ("group", "start", "stop"), _shards(), ids=lambda v: str(v) if isinstance(v, str) else None
+)
+def test_seed_corpus(group: str, start: int, stop: int) -> None:
     failures = []
-    for raw in SEEDS[group]:
+    for raw in SEEDS[group][start:stop]:
         try:
             fuzz_checks.check_input(raw)
         except fuzz_checks.Finding as finding:
             failures.append(f"{fuzz_checks.Case.parse(raw).describe()[:200]}: {finding}")
-    assert not failures, f"{len(failures)} of {len(SEEDS[group])} failed:\n" + "\n".join(
+    assert not failures, f"{len(failures)} of {stop - start} failed:\n" + "\n".join(
         failures[:20]
     )
 

@@ -59,8 +59,8 @@ def test_every_argument_is_described(name: str) -> None:
         assert described, f"README's {name} section does not describe {param.name}"
 
 
+@pytest.mark.once
 def test_benchmark_counts() -> None:
-    pytest.importorskip("pytest_benchmark", reason="the benchmarks need the bench group")
     m = re.search(
         r"`scripts/bench` runs (\d+) benchmarks and `scripts/bench --quick` (\d+)", README
     )
