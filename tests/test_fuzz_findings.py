@@ -79,9 +79,7 @@ def test_seed_corpus(group: str, start: int, stop: int) -> None:
             fuzz_checks.check_input(raw)
         except fuzz_checks.Finding as finding:
             failures.append(f"{fuzz_checks.Case.parse(raw).describe()[:200]}: {finding}")
-    assert not failures, f"{len(failures)} of {stop - start} failed:\n" + "\n".join(
-        failures[:20]
-    )
+    assert not failures, f"{len(failures)} of {stop - start} failed:\n" + "\n".join(failures[:20])
 
 
 def test_checks_catch_a_wrong_value(monkeypatch: pytest.MonkeyPatch) -> None:
