@@ -246,9 +246,20 @@ def option_ids(names: tuple[str, ...]) -> str:
     return "|".join(name.removeprefix("OPT_") for name in names) or "none"
 
 
+# scripts/test's runs on other interpreters after its default one (see pytest_collection_modifyitems).
+REPEAT_RUN: bool = os.environ.get("FASTMSGPACK_TESTS_REPEAT") == "1"
+
+
+def examples(count: int) -> int:
+    """How many examples a property test draws: ``count`` in the default run, a third of it (at
+    least 25) in the repeated runs on the other interpreters, which draw the same kinds of values
+    to check that each interpreter agrees, while the default run searches wider."""
+    return max(25, count // 3) if REPEAT_RUN else count
+
+
 # Deterministic property tests: derandomized, no example database.
 JSON_PROPERTY = settings(
-    max_examples=300,
+    max_examples=examples(300),
     derandomize=True,
     database=None,
     deadline=None,

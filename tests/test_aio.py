@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from conftest import json_values, same
+from conftest import examples, json_values, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,7 +75,7 @@ VALUES = st.lists(json_values() | st.binary(max_size=300), min_size=1, max_size=
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     derandomize=True,
     database=None,
     deadline=None,

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ def packed(module: Any, value: Any, **options: Any) -> Any:
         return type(exc).__name__
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(values)
 def test_every_option_combination_packs_the_same_bytes(value: Any) -> None:
     for options in PACK_OPTIONS:

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +61,7 @@ OPTION_SETS = [
 ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(values)
 def test_every_option_combination_decodes_as_msgpack(value: Any) -> None:
     data = msgpack.packb(value)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -29,7 +30,7 @@ if hasattr(sys, "set_int_max_str_digits"):
 fuzz_exact: Any = importlib.import_module("fuzz_exact")
 
 PROPERTY = settings(
-    max_examples=250,
+    max_examples=examples(250),
     derandomize=True,
     database=None,
     deadline=None,

@@ -7,7 +7,7 @@ import struct
 import msgpack  # type: ignore[import-untyped]
 import orjson
 import pytest
-from conftest import INT_BOUNDARIES, INT_OUT_OF_RANGE, oracle_packb
+from conftest import INT_BOUNDARIES, INT_OUT_OF_RANGE, examples, oracle_packb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,7 +206,7 @@ def test_ints_around_digit_and_64_bit_edges(value: int) -> None:
     _packs_or_refuses(value)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.integers(min_value=-(2**66), max_value=2**66))
 def test_any_int_near_64_bits_packs_or_is_refused(value: int) -> None:
     _packs_or_refuses(value)

@@ -21,7 +21,7 @@ import msgspec
 import orjson
 import ormsgpack
 import pytest
-from conftest import oracle_packb
+from conftest import examples, oracle_packb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -187,13 +187,13 @@ hashable = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=documents)
 def test_generated_documents_pack_like_msgpack_python(value: Any) -> None:
     assert fastmsgpack.packb(value) == oracle_packb(plain(value))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(value=st.dictionaries(hashable, documents, max_size=5))
 def test_generated_named_tuple_keys_pack_like_msgpack_python(value: dict[Any, Any]) -> None:
     assert fastmsgpack.packb(value, option=OPT_NON_STR_KEYS) == oracle_packb(plain(value))
@@ -364,7 +364,7 @@ def test_json_dumps_refuses_named_tuple_keys_like_orjson() -> None:
             json.dumps({key: 1}, option=json.OPT_NON_STR_KEYS)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(value=json_documents)
 def test_generated_json_like_orjson(value: Any) -> None:
     # orjson, given the named tuples as the lists of their items, as json.dumps writes them.

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import ormsgpack
 import pytest
-from conftest import Format, assert_same
+from conftest import Format, assert_same, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -339,7 +339,7 @@ VIEWS = [
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     derandomize=True,
     database=None,
     deadline=None,

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import ormsgpack
 import pytest
-from conftest import fast_option, ormsgpack_option
+from conftest import examples, fast_option, ormsgpack_option
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,7 +213,7 @@ def int64s(unit: str) -> st.SearchStrategy[int]:
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     derandomize=True,
     database=None,
     deadline=None,

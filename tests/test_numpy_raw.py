@@ -12,6 +12,7 @@ import msgpack_numpy  # type: ignore[import-untyped]
 import numpy as np
 import numpy.typing as npt
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -309,7 +310,7 @@ raw_arrays = hnp.arrays(raw_dtypes, hnp.array_shapes(min_dims=0, max_dims=4, min
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     derandomize=True,
     database=None,
     deadline=None,

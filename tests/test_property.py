@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from conftest import INT_BOUNDARIES, assert_same, oracle_packb
+from conftest import INT_BOUNDARIES, assert_same, examples, oracle_packb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +17,7 @@ import fastmsgpack
 from fastmsgpack import OPT_NON_STR_KEYS, OPT_SORT_KEYS, MsgpackDecodeError
 
 PROPERTY = settings(
-    max_examples=300,
+    max_examples=examples(300),
     derandomize=True,
     database=None,
     deadline=None,

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import orjson
 import pytest
-from conftest import assert_same, fast_option
+from conftest import assert_same, examples, fast_option
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,7 +213,7 @@ RECORD_VALUES = st.recursive(SCALARS, containers, max_leaves=30)
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     derandomize=True,
     database=None,
     deadline=None,

@@ -12,7 +12,14 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import ormsgpack
 import pytest
-from conftest import DATA, assert_packs_like_ormsgpack, fast_option, hex_to_bytes, oracle_packb
+from conftest import (
+    DATA,
+    assert_packs_like_ormsgpack,
+    examples,
+    fast_option,
+    hex_to_bytes,
+    oracle_packb,
+)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -142,7 +149,7 @@ ZONES += [timezone.utc, timezone(timedelta(hours=-3, seconds=-17))]
 
 # OPT_OMIT_MICROSECONDS leaves timestamps as they are, as in ormsgpack: the bytes are ormsgpack's
 # wherever ormsgpack is right, and the exact instant elsewhere (see ormsgpack_is_right).
-@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@settings(max_examples=examples(300), derandomize=True, database=None, deadline=None)
 @given(
     st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
     st.sampled_from([None, *ZONES]),
