@@ -128,6 +128,13 @@ impl From<PyErr> for Error {
 }
 
 impl Error {
+    /// What went wrong, when the error is one of the engine's (not a Python exception passing
+    /// through).
+    #[cold]
+    pub fn kind(&self) -> Option<Kind> {
+        self.0.kind
+    }
+
     /// A `MsgpackEncodeError` (or subclass instance `err`) of `kind`.
     #[cold]
     #[inline(never)]

@@ -18,7 +18,8 @@ pub fn dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    ser::json_dumps(py, obj, default, opts).map_err(|err| as_json_error(py, err))
+    let hooks = crate::compat::classes::hooks(default, None);
+    ser::json_dumps(py, obj, hooks, opts).map_err(|err| as_json_error(py, err))
 }
 
 #[cold]

@@ -98,7 +98,12 @@ unsafe fn packb_fast(
     opt::check_hook(callback.as_deref(), "buffer_callback")?;
     let registry = registry::table_of(registry.as_deref())?;
     let value = match callback {
-        None => ser::packb(py, &obj, (default.as_deref(), registry), opts)?,
+        None => ser::packb(
+            py,
+            &obj,
+            compat::classes::hooks(default.as_deref(), registry),
+            opts,
+        )?,
         Some(callback) => oob::packb(
             py,
             &obj,
@@ -149,7 +154,7 @@ fn pack<'py>(
     let write = fp
         .getattr(pyo3::intern!(py, "write"))
         .map_err(|cause| no_write_method(fp, cause))?;
-    let bytes = ser::packb(py, obj, (default, registry), opts)?;
+    let bytes = ser::packb(py, obj, compat::classes::hooks(default, registry), opts)?;
     write.call1((bytes,))?;
     Ok(())
 }
@@ -417,7 +422,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<unpacker::AsyncObjects>()?;
     unpacker::install_aio(py);
     m.add_class::<decoder::Decoder>()?;
-    m.add_class::<de::compat::options::CompatOptions>()?;
+    m.add_class::<compat::decode::options::CompatOptions>()?;
     m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
     m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;

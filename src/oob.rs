@@ -81,8 +81,13 @@ pub fn pack_frames<'py>(
     let buffers = PyList::empty(py);
     // `list.append` returns None: every buffer offered goes out of band.
     let append = buffers.getattr(pyo3::intern!(py, "append"))?;
-    let message =
-        crate::ser::packb_oob(py, obj, (default, None), opts, Some((&append, threshold)))?;
+    let message = crate::ser::packb_oob(
+        py,
+        obj,
+        crate::compat::classes::hooks(default, None),
+        opts,
+        Some((&append, threshold)),
+    )?;
     let frames = PyList::empty(py);
     frames.append(message)?;
     let raw = pyo3::intern!(py, "raw");
@@ -104,10 +109,14 @@ pub fn packb<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let threshold = threshold(threshold_arg)?;
     match self::callback(Some(callback))? {
-        Some(callback) => {
-            crate::ser::packb_oob(py, obj, (default, None), opts, Some((&callback, threshold)))
-        }
-        None => crate::ser::packb(py, obj, (default, None), opts),
+        Some(callback) => crate::ser::packb_oob(
+            py,
+            obj,
+            crate::compat::classes::hooks(default, None),
+            opts,
+            Some((&callback, threshold)),
+        ),
+        None => crate::ser::packb(py, obj, crate::compat::classes::hooks(default, None), opts),
     }
 }
 

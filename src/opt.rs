@@ -3,8 +3,6 @@
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
-pub mod compat;
-
 pub type Opt = u32;
 
 pub const NON_STR_KEYS: Opt = 1 << 0;
@@ -35,11 +33,6 @@ pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
 pub const EXACT: Opt = 1 << 22;
 /// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
 pub const BIN_MEMORYVIEW: Opt = 1 << 23;
-
-/// Internal to `fastmsgpack.compat` (set by its packing entry point, never accepted from
-/// Python): pack as msgpack-python does where it differs from `packb` (as deep as it packs;
-/// `set`, `frozenset` and `Decimal` to `default`).
-pub const COMPAT_PACK: Opt = 1 << 31;
 
 /// Every option with its Python name, for error messages and module constants.
 ///

@@ -88,7 +88,7 @@ impl Packer {
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
         let callback = this.buffer_callback.as_ref().map(|c| c.bind(py).clone());
         let oob = callback.as_ref().map(|c| (c, this.threshold));
-        let hooks = (default.as_ref(), this.registry.clone());
+        let hooks = crate::compat::classes::hooks(default.as_ref(), this.registry.clone());
         let (out, len) = ser::pack_sized(py, obj, hooks, this.opts, this.next_start, oob)?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
@@ -167,7 +167,7 @@ impl Packer {
         let oob = callback.as_ref().map(|c| (c, self.threshold));
         let mut outgrown = 0;
         let buf = self.buf.spare_capacity_mut();
-        let hooks = (default.as_ref(), self.registry.clone());
+        let hooks = crate::compat::classes::hooks(default.as_ref(), self.registry.clone());
         let result = ser::pack_in(py, obj, hooks, self.opts, buf, oob, |writer| {
             if writer.outgrew_buffer() {
                 outgrown = writer.written().len();

@@ -1,10 +1,9 @@
 //! MessagePack to Python objects.
 
-pub mod compat;
 pub(crate) mod error;
 mod exact;
 mod ext;
-mod keycache;
+pub(crate) mod keycache;
 pub mod msgpack;
 mod numpy;
 pub(crate) mod reader;
@@ -14,7 +13,7 @@ pub use fastmsgpack_core::{skip, token};
 pub mod transcode;
 pub mod typed;
 pub mod views;
-mod walk;
+pub(crate) mod walk;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -4,7 +4,6 @@
 mod compat;
 mod json;
 mod json_str;
-mod legacy;
 /// The write grammar lives in the core crate, beside the read grammar it must match.
 pub use fastmsgpack_core::marker;
 mod msgpack;
@@ -15,7 +14,6 @@ use fastmsgpack_core::{float_text, int_text};
 
 pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
-pub use legacy::Legacy;
 pub use msgpack::MsgpackEmitter;
 #[cfg(feature = "walk-probe")]
 pub use walk::WalkEmitter;

@@ -48,9 +48,7 @@ pub use dict_iter::DictIter;
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
-pub use known::{
-    compat_ext_type, compat_timestamp_type, set_compat_ext_type, set_compat_timestamp_type, Known,
-};
+pub use known::{hold_once, Known};
 pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use refs::Ref;
