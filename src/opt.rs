@@ -22,7 +22,7 @@ pub const PASSTHROUGH_DATACLASS: Opt = 1 << 13;
 pub const SERIALIZE_PYDANTIC: Opt = 1 << 14;
 pub const SERIALIZE_NUMPY: Opt = 1 << 15;
 pub const NUMPY_RAW: Opt = 1 << 16;
-pub const JSON_COMPAT: Opt = 1 << 17;
+pub const JSON_MODEL: Opt = 1 << 17;
 pub const INDENT_2: Opt = 1 << 18;
 pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
@@ -59,7 +59,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_SERIALIZE_PYDANTIC", SERIALIZE_PYDANTIC),
     ("OPT_SERIALIZE_NUMPY", SERIALIZE_NUMPY),
     ("OPT_NUMPY_RAW", NUMPY_RAW),
-    ("OPT_JSON_COMPAT", JSON_COMPAT),
+    ("OPT_JSON_COMPAT", JSON_MODEL),
     ("OPT_INDENT_2", INDENT_2),
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
@@ -86,12 +86,12 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | SERIALIZE_PYDANTIC
     | SERIALIZE_NUMPY
     | NUMPY_RAW
-    | JSON_COMPAT
+    | JSON_MODEL
     | EXACT;
 
 /// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own options.
 pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
-    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT | EXACT))
+    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_MODEL | EXACT))
     | INDENT_2
     | APPEND_NEWLINE
     | STRICT_INTEGER;
@@ -182,7 +182,7 @@ pub fn parse_for_packing(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyRes
             crate::exc::MsgpackEncodeError::new_err(msg)
         }
     })?;
-    if opts & EXACT != 0 && opts & JSON_COMPAT != 0 {
+    if opts & EXACT != 0 && opts & JSON_MODEL != 0 {
         return Err(exact_with_json_compat(func));
     }
     Ok(opts)
@@ -251,6 +251,14 @@ fn not_an_int(option: &Bound<'_, PyAny>) -> OptError {
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".to_owned());
     OptError::NotAnInt(format!("option must be an int or None, not {ty}"))
+}
+
+/// The Python name of the option `opt` (one bit of [`ALL`]), for messages.
+#[cold]
+pub fn name(opt: Opt) -> &'static str {
+    ALL.iter()
+        .find(|(_, bit)| *bit == opt)
+        .map_or("?", |(name, _)| *name)
 }
 
 #[cold]

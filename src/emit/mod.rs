@@ -1,8 +1,8 @@
 //! Output formats. The serializer walks Python objects once and tells an [`Emitter`] what it
 //! found; each format decides how to write it.
 
-mod compat;
 mod json;
+mod json_model;
 mod json_str;
 /// The write grammar lives in the core crate, beside the read grammar it must match.
 pub use fastmsgpack_core::marker;
@@ -12,8 +12,8 @@ mod walk;
 
 use fastmsgpack_core::{float_text, int_text};
 
-pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
+pub use json_model::JsonModel;
 pub use msgpack::MsgpackEmitter;
 #[cfg(feature = "walk-probe")]
 pub use walk::WalkEmitter;

@@ -12,7 +12,7 @@ mod type_memo;
 
 use pyo3::prelude::*;
 
-use crate::emit::{JsonCompat, JsonEmitter, MsgpackEmitter};
+use crate::emit::{JsonEmitter, JsonModel, MsgpackEmitter};
 use crate::error::Res;
 use crate::ffi::{self, BytesWriter, Known, Numpy, Owned, Ref, TypePtr};
 use crate::opt::{self, Opt};
@@ -118,7 +118,7 @@ fn numpy_for(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
 }
 
 /// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with
-/// `OPT_JSON_COMPAT`).
+/// [`opt::JSON_MODEL`]).
 pub fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -254,8 +254,8 @@ pub fn write_msgpack(
     cx: &Ctx,
     writer: BytesWriter,
 ) -> Res<BytesWriter> {
-    if opts & opt::JSON_COMPAT != 0 {
-        let mut emitter = JsonCompat::new(MsgpackEmitter::new(writer));
+    if opts & opt::JSON_MODEL != 0 {
+        let mut emitter = JsonModel::new(MsgpackEmitter::new(writer));
         dispatch::write(Ref::of_bound(obj), start(opts, cx), cx, &mut emitter)?;
         Ok(emitter.into_inner().into_writer())
     } else {
