@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::exc::MsgpackEncodeError;
-use crate::limits::MAX_ENCODE_DEPTH;
+use fastmsgpack_core::limits::MAX_ENCODE_DEPTH;
 
 /// What went wrong while packing: the exception's `kind`, as the string [`Kind::name`] gives.
 /// [`KINDS`] lists them for Python (`fastmsgpack._ENCODE_KINDS`).

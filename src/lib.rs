@@ -26,9 +26,6 @@ mod stack;
 mod unpacker;
 mod view;
 
-// The pure-Rust core (core/), under the names the crate has always used.
-use fastmsgpack_core::{calendar, limits};
-
 use pyo3::prelude::*;
 
 use exc::{MsgpackDecodeError, MsgpackEncodeError};
@@ -396,8 +393,11 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("packb", PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;
     m.add_function(wrap_pyfunction!(oob::packb_frames, m)?)?;
-    m.add("BUFFER_EXT_TYPE", oob::TAG)?;
-    m.add("DEFAULT_BUFFER_THRESHOLD", oob::DEFAULT_THRESHOLD)?;
+    m.add("BUFFER_EXT_TYPE", fastmsgpack_core::buffer_ref::TAG)?;
+    m.add(
+        "DEFAULT_BUFFER_THRESHOLD",
+        fastmsgpack_core::buffer_ref::DEFAULT_THRESHOLD,
+    )?;
     m.add("unpackb", UNPACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(unpack, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;

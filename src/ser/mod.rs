@@ -158,7 +158,7 @@ fn set_oob<'a, 'py: 'a>(py: Python<'py>, cx: &mut Ctx<'a>, oob: OobArgs<'a, 'py>
     if let Some((callback, threshold)) = oob {
         cx.oob = Some(per_type::oob::Sink {
             callback: Ref::of_bound(callback),
-            pickle_buffer: Ref::of_bound(crate::oob::pickle_buffer_type(py)?.as_any()),
+            pickle_buffer: Ref::of_bound(per_type::oob::pickle_buffer_type(py)?.as_any()),
             count: std::cell::Cell::new(0),
         });
         cx.oob_threshold = threshold;
@@ -236,12 +236,12 @@ pub fn pack_in<'py, R>(
 
 /// The state at the top of a call: as deep as its hook says, or as [`MAX_ENCODE_DEPTH`].
 ///
-/// [`MAX_ENCODE_DEPTH`]: crate::limits::MAX_ENCODE_DEPTH
+/// [`MAX_ENCODE_DEPTH`]: fastmsgpack_core::limits::MAX_ENCODE_DEPTH
 #[inline(always)]
 pub fn start(opts: Opt, cx: &Ctx) -> State {
     let depth = match &cx.hook {
         Some(hook) => hook.max_depth,
-        None => crate::limits::MAX_ENCODE_DEPTH,
+        None => fastmsgpack_core::limits::MAX_ENCODE_DEPTH,
     };
     State::new(opts, depth)
 }

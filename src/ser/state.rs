@@ -5,9 +5,9 @@ use crate::error::Res;
 use super::error;
 use crate::opt::Opt;
 
-use crate::limits::MAX_DEFAULT_DEPTH;
+use fastmsgpack_core::limits::MAX_DEFAULT_DEPTH;
 #[cfg(test)]
-use crate::limits::MAX_ENCODE_DEPTH as MAX_DEPTH;
+use fastmsgpack_core::limits::MAX_ENCODE_DEPTH as MAX_DEPTH;
 
 const DEPTH_SHIFT: u32 = 32;
 const DEFAULT_SHIFT: u32 = 48;
