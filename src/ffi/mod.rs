@@ -78,3 +78,10 @@ pub fn attached() -> bool {
 pub fn verify_text_layout(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {
     Ok(())
 }
+
+impl crate::error::Live for Ref<'_> {
+    #[inline(always)]
+    fn object(self) -> Obj {
+        self.as_ptr()
+    }
+}
