@@ -1,28 +1,14 @@
-//! `fastmsgpack.compat`, msgpack-python's API over the engine: a leaf that the engine below
-//! (`ser/`, `emit/`, `de/`) never names. It reaches the engine only through what each call
-//! hands down: a hook for packing ([`crate::ser::hook`]), the checks of the stream scanner
-//! ([`scan`]), and a decoder of its own built from `de/`'s parts ([`decode`]).
-//!
-//! Here are its entry points: `_unpackb_compat`, which decodes with msgpack-python's options (a
-//! [`CompatOptions`], parsed in [`options`], read by [`decode`]), and `_packb_compat`, which
-//! packs as msgpack-python's `Packer` ([`pack`]).
-//!
-//! The Python module supplies the classes msgpack-python's API names (`Timestamp`, `ExtType`,
-//! the exceptions), so that the objects and errors are the ones its users import.
-
-pub mod classes;
-pub mod decode;
-mod legacy;
-mod options;
-mod pack;
-pub mod scan;
+//! The entry points of `fastmsgpack.compat` ([`crate::compat`]): `_unpackb_compat`, which
+//! decodes with msgpack-python's options (a [`CompatOptions`]), `_packb_compat`, which packs as
+//! msgpack-python's `Packer`, and `_set_compat_ext_type`, which names compat's classes once.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyMemoryView, PyType};
 
+use crate::compat::decode::{self, options::CompatOptions};
+use crate::compat::{classes, pack};
 use crate::de;
-use decode::options::CompatOptions;
 
 /// Decodes the one object that makes up `data` with msgpack-python's options; trailing bytes
 /// raise `ExtraData(obj, extra)`.

@@ -7,6 +7,9 @@ use fastmsgpack_core::buffer_ref::DEFAULT_THRESHOLD;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use super::request::Pack;
+use crate::ser;
+
 /// Reads the `buffer_threshold` argument: `None` is the default.
 pub fn threshold(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
     match value {
@@ -30,20 +33,14 @@ pub fn callback(value: Option<Bound<'_, PyAny>>) -> PyResult<Option<Bound<'_, Py
 pub fn pack_frames<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
-    opts: crate::opt::Opt,
+    request: &Pack<'_, 'py>,
     threshold: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let buffers = PyList::empty(py);
     // `list.append` returns None: every buffer offered goes out of band.
     let append = buffers.getattr(pyo3::intern!(py, "append"))?;
-    let message = crate::ser::packb_oob(
-        py,
-        obj,
-        crate::compat::classes::hooks(default, None),
-        opts,
-        Some((&append, threshold)),
-    )?;
+    let oob = Some((&append, threshold));
+    let message = ser::packb_oob(py, obj, request.hooks(), request.opts, oob)?;
     let frames = PyList::empty(py);
     frames.append(message)?;
     let raw = pyo3::intern!(py, "raw");
@@ -58,22 +55,13 @@ pub fn pack_frames<'py>(
 pub fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
-    opts: crate::opt::Opt,
-    callback: Bound<'py, PyAny>,
+    request: &Pack<'_, 'py>,
+    callback: &Bound<'py, PyAny>,
     threshold_arg: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let threshold = threshold(threshold_arg)?;
-    match self::callback(Some(callback))? {
-        Some(callback) => crate::ser::packb_oob(
-            py,
-            obj,
-            crate::compat::classes::hooks(default, None),
-            opts,
-            Some((&callback, threshold)),
-        ),
-        None => crate::ser::packb(py, obj, crate::compat::classes::hooks(default, None), opts),
-    }
+    let oob = Some((callback, threshold));
+    ser::packb_oob(py, obj, request.hooks(), request.opts, oob)
 }
 
 /// The message `packb(obj, default, option)` packs, and its out-of-band buffers (those of
@@ -92,6 +80,6 @@ pub fn packb_frames<'py>(
     option: Option<&Bound<'py, PyAny>>,
     buffer_threshold: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = crate::opt::parse_for_packing(option, "packb_frames")?;
-    pack_frames(py, obj, default, opts, threshold(buffer_threshold)?)
+    let request = Pack::parse("packb_frames", default, option, None)?;
+    pack_frames(py, obj, &request, threshold(buffer_threshold)?)
 }

@@ -558,7 +558,7 @@ impl Unpacker {
         }
         let copy;
         let data = match &this.compat {
-            Some(_) => match crate::compat::contiguous_copy(data)? {
+            Some(_) => match super::compat::contiguous_copy(data)? {
                 Some(c) => {
                     copy = c;
                     &copy
