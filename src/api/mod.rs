@@ -53,7 +53,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ValidationError", py.get_type::<exc::ValidationError>())?;
     exc::add_data_defaults(py)?;
     m.add_class::<de::typed::plan::TypePlan>()?;
-    m.add_function(wrap_pyfunction!(de::typed::cache::_plan_cache_size, m)?)?;
+    m.add_function(wrap_pyfunction!(_plan_cache_size, m)?)?;
     m.add("_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
@@ -85,4 +85,10 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
         error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),
     )?;
     Ok(())
+}
+
+/// How many plans the cache of `unpackb(data, type=T)` holds, for tests.
+#[pyfunction]
+fn _plan_cache_size(py: Python<'_>) -> usize {
+    de::typed::cache::plan_cache_size(py)
 }
