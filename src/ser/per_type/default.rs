@@ -2,7 +2,6 @@ use crate::error::Res;
 
 use crate::emit::Emitter;
 use crate::ffi::{self, Ref};
-use crate::ser::hook::Hook;
 use crate::ser::state::State;
 use crate::ser::{dispatch, error, Ctx};
 
@@ -10,10 +9,11 @@ use crate::ser::{dispatch, error, Ctx};
 ///
 /// In a call with a hook ([`crate::ser::hook`]), `default` is the caller's conversion, which packs
 /// some objects itself and hands the rest unchanged to [`Hook::user_default`]: the core calls that
-/// one itself for an object the conversion would hand over, which saves a Python call and the
-/// conversion's tests per object. Those are the objects whose type is not [`Hook::converted`] nor
-/// a subclass of `int`, `str`, `float` or `tuple`; the caller leaves out `user_default` where its
-/// conversion does more. What either raises propagates unchanged.
+/// one itself for an object the conversion would hand over ([`Hook::callee`]), which saves a
+/// Python call and the conversion's tests per object. What either raises propagates unchanged.
+///
+/// [`Hook::user_default`]: crate::ser::hook::Hook::user_default
+/// [`Hook::callee`]: crate::ser::hook::Hook::callee
 #[inline(never)]
 pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     if super::oob::is_pickle_buffer(obj)? {
@@ -31,12 +31,8 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `default` is an argument of the call and `obj` is held here, both on the attached
     // thread (`Ref`'s invariant).
     let callee = match &cx.hook {
-        Some(Hook {
-            user_default: Some(user),
-            converted,
-            ..
-        }) if converts_nothing(Ref::of(&obj), *converted) => *user,
-        _ => default,
+        Some(hook) => hook.callee(Ref::of(&obj)).unwrap_or(default),
+        None => default,
     };
     // SAFETY: as above.
     let replacement = unsafe { ffi::call1(callee.as_ptr(), obj.as_ptr()) }.map_err(|cause| {
@@ -47,21 +43,4 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
         }
     })?;
     dispatch::write(Ref::of(&replacement), st, cx, e)
-}
-
-/// Whether the hook's conversion would hand `obj` unchanged to its `user_default` (see
-/// [`write`]); `converted` is [`Hook::converted`].
-#[inline(always)]
-fn converts_nothing(obj: Ref<'_>, converted: crate::ffi::TypePtr) -> bool {
-    let ty = obj.type_of();
-    // SAFETY: `ty` is the live type of a live object.
-    unsafe {
-        !ffi::has_flag(
-            ty,
-            ffi::Py_TPFLAGS_LONG_SUBCLASS
-                | ffi::Py_TPFLAGS_UNICODE_SUBCLASS
-                | ffi::Py_TPFLAGS_TUPLE_SUBCLASS,
-        ) && !ffi::is_subtype(ty, ffi::float_type())
-            && ty != converted
-    }
 }
