@@ -1,9 +1,10 @@
 //! The Python face: everything Python calls, and only that. Each entry point reads its
 //! arguments once into a request ([`request`]: one per direction) and hands it to the engine
-//! below (`ser/`, `de/`, `view/`, `snapshot/`), which takes requests, not Python arguments.
+//! below (`ser/`, `de/`, `view/`).
 //!
-//! [`module`] is the module definition: every function, class and constant Python sees is
-//! added there, and nowhere else.
+//! This file is the module definition (`_fastmsgpack` below): every function, class and
+//! constant Python sees is added there, and nowhere else. (`snapshot/` still defines its own
+//! functions, which it adds there.)
 
 pub mod compat;
 mod decoder;
