@@ -353,16 +353,12 @@ def test_out_of_band_packing_keeps_the_registry() -> None:
     # The registry, default and options reach the out-of-band path as they reach packb's.
     registry = fastmsgpack.Registry()
     registry.register(Colour, 5)
-    registry.register(
-        Blob, 6, encode=lambda b: b.data, decode=lambda data: Blob(bytes(data))
-    )
+    registry.register(Blob, 6, encode=lambda b: b.data, decode=lambda data: Blob(bytes(data)))
     obj = {"c": Colour.RED, "b": Blob(b"x" * 5000), "raw": b"y" * 5000}
     in_band = fastmsgpack.packb(obj, registry=registry)
     data, buffers = pack_out_of_band(obj, registry=registry, buffer_threshold=100)
     assert len(buffers) == 2 and data != in_band
-    back = fastmsgpack.unpackb(
-        data, registry=registry, buffers=[b.raw() for b in buffers]
-    )
+    back = fastmsgpack.unpackb(data, registry=registry, buffers=[b.raw() for b in buffers])
     assert back == {"c": Colour.RED, "b": Blob(b"x" * 5000), "raw": b"y" * 5000}
     # Colour.RED is the registry's extension 5 with or without out-of-band buffers.
     assert b"\xd4\x05\x01" in data and b"\xd4\x05\x01" in in_band
