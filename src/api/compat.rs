@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyMemoryView, PyType};
 
 use crate::compat::decode::{self, options::CompatOptions};
-use crate::compat::{classes, pack};
+use crate::compat::{self, pack};
 use crate::de;
 
 /// Decodes the one object that makes up `data` with msgpack-python's options; trailing bytes
@@ -107,5 +107,5 @@ pub fn _packb_compat<'py>(
 #[pyfunction]
 #[pyo3(signature = (cls, timestamp, /))]
 pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>, timestamp: &Bound<'_, PyType>) {
-    classes::set(cls.clone().unbind(), timestamp.clone().unbind());
+    compat::set(cls.clone().unbind(), timestamp.clone().unbind());
 }

@@ -18,7 +18,7 @@ pub fn dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let hooks = crate::compat::classes::hooks(default, None);
+    let hooks = crate::compat::hooks(default, None);
     ser::json_dumps(py, obj, hooks, opts).map_err(|err| as_json_error(py, err))
 }
 

@@ -39,10 +39,10 @@ impl<'a, 'py> Pack<'a, 'py> {
 
     /// The engine's hooks for this request: `default`, the registry's table, and the class
     /// that `packb` hands to `default` rather than packing as a named tuple
-    /// ([`crate::compat::classes::ext_type`]).
+    /// ([`crate::compat::ext_type`]).
     #[inline(always)]
     pub fn hooks(&self) -> ser::Hooks<'a, 'py> {
-        crate::compat::classes::hooks(self.default, self.registry.clone())
+        crate::compat::hooks(self.default, self.registry.clone())
     }
 }
 

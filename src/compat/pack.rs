@@ -5,7 +5,6 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::classes;
 use super::legacy::Legacy;
 use crate::emit::MsgpackEmitter;
 use crate::error::{Error, Kind};
@@ -42,12 +41,12 @@ pub fn packb<'py>(
     let hooks = Hooks {
         default,
         registry: None,
-        ext_tuple: classes::ext_type(),
+        ext_tuple: super::ext_type(),
     };
     let mut cx = ser::context(py, hooks, opts)?;
     cx.hook = Some(Hook {
         user_default: user_default.map(Ref::of_bound),
-        converted: classes::timestamp_type(),
+        converted: super::timestamp_type(),
         max_depth: MAX_DEPTH,
     });
     cx.unicode_errors = legacies.unicode_errors;
