@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
+use super::request::UnpackArgs;
 use crate::compat::decode::options::CompatOptions;
 use crate::compat::scan::Checks;
 use crate::de::scan::{Fault, Scan, Scanner, Structure};
@@ -493,13 +494,16 @@ impl Unpacker {
             Some(b) => Some(b.try_iter()?.into_any().unbind()),
             None => None,
         };
-        let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
-        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
-        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
-        if r#type.as_ref().is_none_or(|t| t.is_none()) {
-            opt::check_untyped(opts, "Unpacker")?;
-        }
-        let registry = crate::registry::table_of(registry)?;
+        let args = UnpackArgs {
+            option,
+            ext_hook: ext_hook.as_ref(),
+            tp: r#type.as_ref(),
+            dec_hook: dec_hook.as_ref(),
+            registry,
+            buffers: None,
+        };
+        let request = super::request::unpack("Unpacker", opt::UNPACKB_MASK, args)?;
+        let (opts, registry) = (request.opts, request.registry);
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
                 "read_size and max_buffer_size must be at least 1",
