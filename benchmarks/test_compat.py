@@ -111,13 +111,13 @@ def _ext_default(ext_type: Any) -> Callable[[Any], Any]:
 
 
 _UTC = datetime.timezone.utc
-# case -> (the 8 objects, default for fastmsgpack.compat, default for msgpack-python)
-DEFAULT_CASES: dict[str, tuple[list[Any], Callable[[Any], Any], Callable[[Any], Any]]] = {
-    "int": ([Holder(i * 1000) for i in range(8)], _as_int, _as_int),
+# case -> (the 8 objects, the default made for a library's ExtType class: each library's default
+# returns its own library's ExtType, the earlier build's compat layer included)
+DEFAULT_CASES: dict[str, tuple[list[Any], Callable[[Any], Callable[[Any], Any]]]] = {
+    "int": ([Holder(i * 1000) for i in range(8)], lambda _ext_type: _as_int),
     "uuid-ext": (
         [uuid.UUID(int=i * 0x9E3779B97F4A7C15 + 1) for i in range(8)],
-        _ext_default(compat.ExtType),
-        _ext_default(msgpack.ExtType),
+        _ext_default,
     ),
     "mixed-ext": (
         [
@@ -130,8 +130,7 @@ DEFAULT_CASES: dict[str, tuple[list[Any], Callable[[Any], Any], Callable[[Any], 
             decimal.Decimal("3E+5"),
             uuid.UUID(int=2**127),
         ],
-        _ext_default(compat.ExtType),
-        _ext_default(msgpack.ExtType),
+        _ext_default,
     ),
 }
 DEFAULT_PACKERS: dict[str, Callable[[Callable[[Any], Any]], Any]] = {
@@ -147,9 +146,12 @@ DEFAULT_ROWS = [(case, library) for case in DEFAULT_CASES for library in DEFAULT
     ("case", "library"), DEFAULT_ROWS, ids=[f"{c}-{lib}" for c, lib in DEFAULT_ROWS]
 )
 def test_compat_default(benchmark: Any, case: str, library: str) -> None:
-    objects, ours, theirs = DEFAULT_CASES[case]
-    packer = DEFAULT_PACKERS[library](theirs if library == "msgpack" else ours)
-    expected = msgpack.Packer(default=theirs).pack(objects)
+    objects, make_default = DEFAULT_CASES[case]
+    ext_types = {"fastmsgpack": compat.ExtType, "msgpack": msgpack.ExtType}
+    if BEFORE_COMPAT is not None:
+        ext_types[BEFORE_NAME] = BEFORE_COMPAT.ExtType
+    packer = DEFAULT_PACKERS[library](make_default(ext_types[library]))
+    expected = msgpack.Packer(default=make_default(msgpack.ExtType)).pack(objects)
     assert packer.pack(objects) == expected, f"{library} differs"
     benchmark.group = f"compat-default-{case}"
     benchmark.extra_info["library"] = library

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::exc::MsgpackEncodeError;
-use crate::limits::MAX_ENCODE_DEPTH;
+use fastmsgpack_core::limits::MAX_ENCODE_DEPTH;
 
 /// What went wrong while packing: the exception's `kind`, as the string [`Kind::name`] gives.
 /// [`KINDS`] lists them for Python (`fastmsgpack._ENCODE_KINDS`).
@@ -110,6 +110,14 @@ pub struct Failure {
 
 pub struct Error(Box<Failure>);
 
+/// A Python object that an error names (the value refused, a key, a container on the path):
+/// live, and on a thread attached to the interpreter, while the error is built. The engine's
+/// borrowed references (`Ref`) are such objects.
+pub trait Live: Copy {
+    /// The object's address.
+    fn object(self) -> *mut pyo3::ffi::PyObject;
+}
+
 pub type Res<T = ()> = Result<T, Error>;
 
 impl From<PyErr> for Error {
@@ -128,6 +136,13 @@ impl From<PyErr> for Error {
 }
 
 impl Error {
+    /// What went wrong, when the error is one of the engine's (not a Python exception passing
+    /// through).
+    #[cold]
+    pub fn kind(&self) -> Option<Kind> {
+        self.0.kind
+    }
+
     /// A `MsgpackEncodeError` (or subclass instance `err`) of `kind`.
     #[cold]
     #[inline(never)]
@@ -140,30 +155,31 @@ impl Error {
     /// The same error, saying that `obj`'s type is the one refused.
     #[cold]
     #[inline(never)]
-    pub fn refusing(mut self, obj: crate::ffi::Ref<'_>) -> Error {
-        // SAFETY: `obj` is live on an attached thread (`Ref`'s invariant).
+    pub fn refusing(mut self, obj: impl Live) -> Error {
+        // SAFETY: `obj` is live on an attached thread (`Live`'s invariant).
         let py = unsafe { Python::assume_attached() };
-        // SAFETY: the type of a live object is a live type object; a strong reference is taken.
-        let ty = unsafe { Bound::from_borrowed_ptr(py, obj.type_of().cast()) };
-        self.0.refused = ty.cast_into::<PyType>().ok().map(Bound::unbind);
+        // SAFETY: `obj` is live (as above); a strong reference is taken to it while its type is
+        // read.
+        let obj = unsafe { Bound::from_borrowed_ptr(py, obj.object()) };
+        self.0.refused = Some(obj.get_type().unbind());
         self
     }
 
     /// The error unwinding out of item `i` of the array `container`.
     #[cold]
     #[inline(never)]
-    pub fn at_index(self, i: usize, container: crate::ffi::Ref<'_>) -> Error {
+    pub fn at_index(self, i: usize, container: impl Live) -> Error {
         self.step(Step::Index(i), container)
     }
 
     /// The error unwinding out of the value under `key` (live and held) in `container`.
     #[cold]
     #[inline(never)]
-    pub fn at_key(self, key: crate::ffi::Ref<'_>, container: crate::ffi::Ref<'_>) -> Error {
-        // SAFETY: `key` is live on an attached thread (`Ref`'s invariant).
+    pub fn at_key(self, key: impl Live, container: impl Live) -> Error {
+        // SAFETY: `key` is live on an attached thread (`Live`'s invariant).
         let py = unsafe { Python::assume_attached() };
         // SAFETY: `key` is live (the caller holds it); a strong reference is taken to it.
-        let key = unsafe { Bound::from_borrowed_ptr(py, key.as_ptr()) }.unbind();
+        let key = unsafe { Bound::from_borrowed_ptr(py, key.object()) }.unbind();
         self.step(Step::Key(key), container)
     }
 
@@ -185,11 +201,11 @@ impl Error {
     /// The error unwinding out of entry `n` of a map whose key cannot be read again.
     #[cold]
     #[inline(never)]
-    pub fn at_lost_entry(self, n: usize, container: crate::ffi::Ref<'_>) -> Error {
+    pub fn at_lost_entry(self, n: usize, container: impl Live) -> Error {
         self.step(Step::Lost(n), container)
     }
 
-    fn step(mut self, step: Step, container: crate::ffi::Ref<'_>) -> Error {
+    fn step(mut self, step: Step, container: impl Live) -> Error {
         if self.0.kind.is_none() {
             // Not one of ours (a Python exception passing through): left as it is.
             return self;
@@ -199,7 +215,7 @@ impl Error {
             let py = unsafe { Python::assume_attached() };
             // SAFETY: the container is live while its walk unwinds (its writer holds it); a
             // strong reference is taken to it.
-            let held = unsafe { Bound::from_borrowed_ptr(py, container.as_ptr()) }.unbind();
+            let held = unsafe { Bound::from_borrowed_ptr(py, container.object()) }.unbind();
             self.0.containers.push(held);
         }
         self.0.steps.push(step);

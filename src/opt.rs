@@ -3,8 +3,6 @@
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
-pub mod compat;
-
 pub type Opt = u32;
 
 pub const NON_STR_KEYS: Opt = 1 << 0;
@@ -24,7 +22,7 @@ pub const PASSTHROUGH_DATACLASS: Opt = 1 << 13;
 pub const SERIALIZE_PYDANTIC: Opt = 1 << 14;
 pub const SERIALIZE_NUMPY: Opt = 1 << 15;
 pub const NUMPY_RAW: Opt = 1 << 16;
-pub const JSON_COMPAT: Opt = 1 << 17;
+pub const JSON_MODEL: Opt = 1 << 17;
 pub const INDENT_2: Opt = 1 << 18;
 pub const APPEND_NEWLINE: Opt = 1 << 19;
 pub const STRICT_INTEGER: Opt = 1 << 20;
@@ -35,11 +33,6 @@ pub const FORBID_UNKNOWN_FIELDS: Opt = 1 << 21;
 pub const EXACT: Opt = 1 << 22;
 /// `unpackb`: bins become `memoryview`s, read-only slices of the input when it cannot change.
 pub const BIN_MEMORYVIEW: Opt = 1 << 23;
-
-/// Internal to `fastmsgpack.compat` (set by its packing entry point, never accepted from
-/// Python): pack as msgpack-python does where it differs from `packb` (as deep as it packs;
-/// `set`, `frozenset` and `Decimal` to `default`).
-pub const COMPAT_PACK: Opt = 1 << 31;
 
 /// Every option with its Python name, for error messages and module constants.
 ///
@@ -66,7 +59,7 @@ pub const ALL: &[(&str, Opt)] = &[
     ("OPT_SERIALIZE_PYDANTIC", SERIALIZE_PYDANTIC),
     ("OPT_SERIALIZE_NUMPY", SERIALIZE_NUMPY),
     ("OPT_NUMPY_RAW", NUMPY_RAW),
-    ("OPT_JSON_COMPAT", JSON_COMPAT),
+    ("OPT_JSON_COMPAT", JSON_MODEL),
     ("OPT_INDENT_2", INDENT_2),
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),
     ("OPT_STRICT_INTEGER", STRICT_INTEGER),
@@ -93,12 +86,12 @@ pub const PACKB_MASK: Opt = NON_STR_KEYS
     | SERIALIZE_PYDANTIC
     | SERIALIZE_NUMPY
     | NUMPY_RAW
-    | JSON_COMPAT
+    | JSON_MODEL
     | EXACT;
 
 /// The options `json.dumps` accepts: the type rules of `packb`, and JSON's own options.
 pub const JSON_DUMPS_MASK: Opt = (PACKB_MASK
-    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_COMPAT | EXACT))
+    & !(DATETIME_AS_TIMESTAMP_EXT | NUMPY_RAW | JSON_MODEL | EXACT))
     | INDENT_2
     | APPEND_NEWLINE
     | STRICT_INTEGER;
@@ -189,7 +182,7 @@ pub fn parse_for_packing(option: Option<&Bound<'_, PyAny>>, func: &str) -> PyRes
             crate::exc::MsgpackEncodeError::new_err(msg)
         }
     })?;
-    if opts & EXACT != 0 && opts & JSON_COMPAT != 0 {
+    if opts & EXACT != 0 && opts & JSON_MODEL != 0 {
         return Err(exact_with_json_compat(func));
     }
     Ok(opts)
@@ -258,6 +251,14 @@ fn not_an_int(option: &Bound<'_, PyAny>) -> OptError {
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".to_owned());
     OptError::NotAnInt(format!("option must be an int or None, not {ty}"))
+}
+
+/// The Python name of the option `opt` (one bit of [`ALL`]), for messages.
+#[cold]
+pub fn name(opt: Opt) -> &'static str {
+    ALL.iter()
+        .find(|(_, bit)| *bit == opt)
+        .map_or("?", |(name, _)| *name)
 }
 
 #[cold]

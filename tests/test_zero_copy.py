@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import mmap
 import pickle
 import socket
@@ -337,6 +338,34 @@ def test_packb_frames_lists_the_message_and_its_buffers() -> None:
     assert memoryview(frames[1]).obj is obj["arrays"]["a0"]
     assert Packer(option=OPT_NUMPY_RAW).pack_frames(obj)[0] == data
     assert fastmsgpack.packb_frames(b"ab", buffer_threshold=2)[1:] == [memoryview(b"ab")]
+
+
+class Colour(enum.Enum):
+    RED = 1
+
+
+@dataclasses.dataclass
+class Blob:
+    data: bytes
+
+
+def test_out_of_band_packing_keeps_the_registry() -> None:
+    # The registry, default and options reach the out-of-band path as they reach packb's.
+    registry = fastmsgpack.Registry()
+    registry.register(Colour, 5)
+    registry.register(Blob, 6, encode=lambda b: b.data, decode=lambda data: Blob(bytes(data)))
+    obj = {"c": Colour.RED, "b": Blob(b"x" * 5000), "raw": b"y" * 5000}
+    in_band = fastmsgpack.packb(obj, registry=registry)
+    data, buffers = pack_out_of_band(obj, registry=registry, buffer_threshold=100)
+    assert len(buffers) == 2 and data != in_band
+    back = fastmsgpack.unpackb(data, registry=registry, buffers=[b.raw() for b in buffers])
+    assert back == {"c": Colour.RED, "b": Blob(b"x" * 5000), "raw": b"y" * 5000}
+    # Colour.RED is the registry's extension 5 with or without out-of-band buffers.
+    assert b"\xd4\x05\x01" in data and b"\xd4\x05\x01" in in_band
+    packer = Packer(registry=registry, buffer_threshold=100)
+    frames = packer.pack_frames(obj)
+    assert frames[0] == data
+    assert fastmsgpack.unpackb(frames[0], registry=registry, buffers=frames[1:]) == back
 
 
 def test_frames_over_a_socket_pair_into_preallocated_memory() -> None:

@@ -1,6 +1,6 @@
 //! The part of fastmsgpack that needs no Python: the MessagePack grammar, read (markers to
 //! tokens, [`token`]) and written (values and lengths to markers, [`marker`]), the bounds-checked
-//! [`reader`], walking over values without building them
+//! [`reader`], the reference to an out-of-band buffer ([`buffer_ref`]), walking over values without building them
 //! ([`skip`]), finding where objects end in a stream that arrives in pieces ([`scan`]), the
 //! [`limits`] both directions share, the proleptic Gregorian [`calendar`] of timestamps and
 //! datetimes, and the text of numbers ([`int_text`], [`float_text`]).
@@ -8,6 +8,7 @@
 //! Everything here is tested with a plain `cargo test`, without an interpreter, and fuzzed at
 //! native speed (the `fuzz/` folder).
 
+pub mod buffer_ref;
 pub mod calendar;
 pub mod error;
 pub mod float_text;

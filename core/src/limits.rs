@@ -9,10 +9,6 @@ pub const MAX_DECODE_DEPTH: u32 = 1024;
 /// a circular reference ends), and by `json.from_msgpack`, which writes what `json.dumps` would.
 pub const MAX_ENCODE_DEPTH: u64 = 254;
 
-/// `fastmsgpack.compat`'s packing depth: msgpack-python packs a list nested 1024 levels deep
-/// (1025 containers) and refuses one more.
-pub const MAX_COMPAT_ENCODE_DEPTH: u64 = 1025;
-
 /// Nested calls of `default` beyond this many are refused (a chain of 255 calls, each packing
 /// what the one before returned, succeeds, as in orjson and ormsgpack).
 pub const MAX_DEFAULT_DEPTH: u64 = 255;

@@ -247,8 +247,8 @@ pub fn starts_with_bin8(data: &[u8], pos: usize, text: &[u8]) -> bool {
 
 /// The kind of item that `data` starts with (`"str"`, `"bin"`, `"array"`, `"map"`, `"ext"`) and
 /// the length its header declares, read from the header alone, before the item itself is there
-/// (`None` for the other kinds, and for a header cut short): the `max_*_len` limits of
-/// `fastmsgpack.compat` are checked against it before anything is read.
+/// (`None` for the other kinds, and for a header cut short): per-kind length limits (as
+/// msgpack-python's `max_*_len`) are checked against it before anything is read.
 #[inline(always)]
 pub fn declared_length(data: &[u8]) -> Option<(&'static str, usize)> {
     let be = |n: usize| -> Option<usize> {

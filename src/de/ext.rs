@@ -4,9 +4,9 @@ use pyo3::prelude::*;
 
 use super::error::DeError;
 use super::error::Kind;
-use crate::calendar::{civil_from_days, MAX_SECS, MIN_SECS};
 use crate::ext::Ext;
 use crate::ffi::{self, Civil, Known, Owned, Ref};
+use fastmsgpack_core::calendar::{civil_from_days, MAX_SECS, MIN_SECS};
 
 /// The extension type MessagePack reserves for timestamps.
 const TIMESTAMP_TAG: i8 = -1;

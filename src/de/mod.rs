@@ -1,20 +1,20 @@
 //! MessagePack to Python objects.
 
-pub mod compat;
 pub(crate) mod error;
 mod exact;
 mod ext;
-mod keycache;
+pub(crate) mod keycache;
 pub mod msgpack;
 mod numpy;
 pub(crate) mod reader;
+mod request;
 pub mod scan;
 mod session;
 pub use fastmsgpack_core::{skip, token};
 pub mod transcode;
 pub mod typed;
 pub mod views;
-mod walk;
+pub(crate) mod walk;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -28,17 +28,19 @@ use msgpack::Decoder;
 pub(crate) use session::Session;
 
 pub use error::{DeError, Kind};
+pub use request::Request;
 
-/// Decodes one MessagePack object from `data` (bytes, bytearray or a C-contiguous memoryview).
-/// `what` names the input in a `TypeError` for a wrong type ("unpackb() argument").
-pub fn unpackb<'py>(
+/// Decodes one MessagePack object from `data` (bytes, bytearray or a C-contiguous memoryview),
+/// plainly (no type, no exact types, no registry). `what` names the input in a `TypeError` for a
+/// wrong type ("unpackb() argument").
+#[inline(always)]
+fn unpackb<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    ext_hook: Option<&Bound<'py, PyAny>>,
-    opts: Opt,
     what: &str,
-    buffers: Option<&Bound<'py, PyAny>>,
+    req: &Request<'_, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (ext_hook, opts, buffers) = (req.ext_hook, req.opts, req.buffers);
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
     // A raw numpy array may view the input in place when its memory cannot change.
@@ -53,15 +55,14 @@ pub fn unpackb<'py>(
 /// [`unpackb`] with `OPT_EXACT` or a registry: their extensions come back as the types they
 /// stand for.
 #[inline(never)]
-pub fn unpackb_exact<'py>(
+fn unpackb_exact<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    ext_hook: Option<&Bound<'py, PyAny>>,
-    opts: Opt,
     what: &str,
-    buffers: Option<&Bound<'py, PyAny>>,
-    registry: Option<std::sync::Arc<crate::registry::Table>>,
+    req: &Request<'_, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (ext_hook, opts, buffers) = (req.ext_hook, req.opts, req.buffers);
+    let registry = req.registry.clone();
     let mut holder = None;
     let input = input_of(py, data, &mut holder, what)?;
     let source = source_of(data, opts);
@@ -141,20 +142,17 @@ pub fn finish_views(
 }
 
 /// [`unpackb`] into the type `tp` (`unpackb(data, type=tp)`), with `dec_hook` for the types
-/// fastmsgpack cannot build itself; the extensions of `registry` (a `Registry`'s table) are read
-/// as their classes wherever the type leaves the value untyped, as an `Unpacker` reads them.
-#[allow(clippy::too_many_arguments)]
-pub fn unpackb_typed<'py>(
+/// fastmsgpack cannot build itself; the extensions of the request's registry are read as their
+/// classes wherever the type leaves the value untyped, as an `Unpacker` reads them.
+fn unpackb_typed<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    ext_hook: Option<&Bound<'py, PyAny>>,
-    opts: Opt,
     what: &str,
-    tp: &Bound<'py, PyAny>,
-    dec_hook: Option<&Bound<'py, PyAny>>,
-    buffers: Option<&Bound<'py, PyAny>>,
-    registry: Option<std::sync::Arc<crate::registry::Table>>,
+    req: &Request<'_, 'py>,
+    (tp, dec_hook): (&Bound<'py, PyAny>, Option<&Bound<'py, PyAny>>),
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (ext_hook, opts, buffers) = (req.ext_hook, req.opts, req.buffers);
+    let registry = req.registry.clone();
     let source = source_of(data, opts);
     let typed = typed::Typed::new(py, tp, dec_hook, opts, ext_hook, source)?;
     let mut holder = None;

@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use super::views::Views;
 use super::walk::{self, made, Begin, Policy};
-use crate::oob;
+use fastmsgpack_core::buffer_ref as oob;
 
 /// `VIEWS` (`OPT_BIN_MEMORYVIEW`): bins are read by `views`, as memoryviews. A parameter, not a
 /// field: a run-time test in the value dispatch cost every value of every other decode 0.6 ns.

@@ -1,53 +1,35 @@
-//! The stream scanner of the pure-Rust core ([`fastmsgpack_core::scan`]), with the checks of
-//! `fastmsgpack.compat.Unpacker`: the streaming reader asks it, after each piece, whether the
-//! bytes so far hold a complete object.
+//! The stream scanner of the pure-Rust core ([`fastmsgpack_core::scan`]): the streaming reader
+//! asks it, after each piece, whether the bytes so far hold a complete object.
 //!
-//! Given `fastmsgpack.compat`'s `max_*_len` limits, the scanner checks each item against them as
-//! it reads it ([`header::check_token`]): a container as soon as its header has arrived, a
-//! `str`, `bin` or ext once its bytes have, whether or not the object around it is complete.
+//! What is checked of each item as it arrives is the caller's [`Check`]: [`Structure`] checks
+//! only the structure (and refuses a container too deep from its marker); a caller with rules
+//! of its own (limits on each item, as a reader of another library's API has) brings its own.
 
-use fastmsgpack_core::scan::{self, Check};
-use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
+use fastmsgpack_core::scan;
 
-use super::compat::header;
-use super::compat::options::CompatOptions;
 use super::error::DeError;
 use super::token::Token;
 
-pub use fastmsgpack_core::scan::Scan;
+pub use fastmsgpack_core::scan::{Check, Scan};
 
 /// An error found by the scanner, and where the item it was found in ends (from the start of
-/// the object): msgpack-python's reader goes on from that item's last byte.
+/// the object): a reader that builds items as they arrive goes on from that item's last byte.
 pub type Fault = scan::Fault<DeError>;
-
-/// How the stream of `fastmsgpack.compat.Unpacker` is checked as it arrives: as
-/// msgpack-python's stream reader, which builds each item as soon as it has arrived, reports
-/// errors (an item over its `max_*_len`, invalid UTF-8, a key `strict_map_key` refuses) inside
-/// an object that is not complete yet. `build` is false for `skip`, which builds nothing and so
-/// checks only the structure.
-#[derive(Clone, Copy)]
-pub struct Compat<'o> {
-    pub o: &'o CompatOptions,
-    pub build: bool,
-}
 
 /// Where objects end in the stream (the core's scanner, state kept between pieces).
 #[derive(Default)]
 pub struct Scanner(scan::Scanner);
 
 impl Scanner {
-    /// Scans on from where the last call stopped ([`scan::Scanner::scan`]). With `compat`,
-    /// items are checked as msgpack-python's reader checks them ([`Compat`]); without, only the
-    /// structure is, and a container too deep is refused from its marker.
+    /// Scans on from where the last call stopped ([`scan::Scanner::scan`]), each item checked
+    /// by `checks`.
     #[inline]
-    pub fn scan(
+    pub fn scan<C: Check<Error = DeError>>(
         &mut self,
-        py: Python<'_>,
         data: &[u8],
-        compat: Option<Compat<'_>>,
+        checks: &mut C,
     ) -> Result<Scan, Fault> {
-        self.0.scan(data, &mut Checks { py, compat })
+        self.0.scan(data, checks)
     }
 
     /// Whether no object is being scanned (the next call starts one).
@@ -56,8 +38,8 @@ impl Scanner {
         self.0.is_idle()
     }
 
-    /// Bytes of the object being scanned that have been read as complete items: msgpack-python's
-    /// reader no longer holds them.
+    /// Bytes of the object being scanned that have been read as complete items: a reader that
+    /// builds items as they arrive no longer holds them.
     #[inline(always)]
     pub fn scanned(&self) -> usize {
         self.0.scanned()
@@ -70,82 +52,36 @@ impl Scanner {
     }
 }
 
-/// The checks made on each item: none beyond the structure, or msgpack-python's.
-struct Checks<'py, 'o> {
-    py: Python<'py>,
-    compat: Option<Compat<'o>>,
-}
+/// No checks beyond the structure: a container too deep is refused from its marker.
+pub struct Structure;
 
-impl Check for Checks<'_, '_> {
+impl Check for Structure {
     type Error = DeError;
 
     #[inline(always)]
     fn deep_at_marker(&self) -> bool {
-        // msgpack-python refuses a container too deep once its header has arrived.
-        self.compat.is_none()
+        true
     }
 
     #[inline(always)]
     fn item(
         &mut self,
-        token: &Token<'_>,
+        _token: &Token<'_>,
         _start: usize,
-        key: bool,
+        _key: bool,
     ) -> Result<Option<&'static str>, DeError> {
-        match self.compat {
-            Some(c) if c.build => check(self.py, c.o, token, key),
-            _ => Ok(None),
-        }
+        Ok(None)
     }
 
     #[inline(always)]
     fn sees_items(&self) -> bool {
-        self.compat.is_some_and(|c| c.build)
+        false
     }
 
     #[cold]
     fn refuse_key(&mut self, why: &'static str) -> DeError {
-        DeError::python(PyValueError::new_err(format!(
-            "{why} is not allowed for map key when strict_map_key=True"
+        DeError::python(pyo3::exceptions::PyValueError::new_err(format!(
+            "{why} is not allowed for map key"
         )))
     }
-}
-
-/// The checks of msgpack-python's reader on the item `token`; for a key `strict_map_key`
-/// refuses, the name of its type.
-#[inline(never)]
-fn check(
-    py: Python<'_>,
-    o: &CompatOptions,
-    token: &Token<'_>,
-    key: bool,
-) -> Result<Option<&'static str>, DeError> {
-    header::check_token(token, &o.limits)?;
-    if let Token::Str(bytes) = token {
-        if o.strict_utf8 && simdutf8::basic::from_utf8(bytes).is_err() {
-            let text = pyo3::types::PyBytes::new(py, bytes);
-            text.call_method1("decode", ("utf-8", "strict"))
-                .map_err(DeError::python)?;
-        }
-    }
-    Ok(if o.strict_map_key && key {
-        key_type(token, o.use_list)
-    } else {
-        None
-    })
-}
-
-/// The type of the key a token makes, when `strict_map_key` refuses it: not a str or bin, nor
-/// an ext (whose `ext_hook` may return a str).
-fn key_type(token: &Token<'_>, use_list: bool) -> Option<&'static str> {
-    Some(match token {
-        Token::Str(_) | Token::Bin(_) | Token::Ext(..) => return None,
-        Token::Int(_) | Token::UInt(_) => "int",
-        Token::F32(_) | Token::F64(_) => "float",
-        Token::Bool(_) => "bool",
-        Token::Nil => "NoneType",
-        Token::Array(_) if use_list => "list",
-        Token::Array(_) => "tuple",
-        Token::Map(_) => "dict",
-    })
 }

@@ -1,5 +1,5 @@
-//! What every decode of an input begins with, written once for the untyped, typed and compat
-//! decoders: the shared key cache, claimed when no other decode holds it (a nested call from a
+//! What every decode of an input begins with, written once for the untyped and typed decoders
+//! and those above the engine that bring a policy of their own: the shared key cache, claimed when no other decode holds it (a nested call from a
 //! hook, or another thread, goes without), and automatic garbage collection paused while an
 //! input large enough to start a collection is decoded.
 

@@ -14,8 +14,8 @@ use super::token::{self, Token};
 use super::walk::{self, Begin, Policy};
 use crate::emit::Emitter;
 use crate::error::Error;
-use crate::limits::{MAX_DECODE_DEPTH, MAX_ENCODE_DEPTH};
 use crate::opt::{self, Opt};
+use fastmsgpack_core::limits::{MAX_DECODE_DEPTH, MAX_ENCODE_DEPTH};
 
 pub enum Stop {
     /// Malformed input.

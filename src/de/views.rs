@@ -1,6 +1,6 @@
 //! Bins and raw arrays without copies: `OPT_BIN_MEMORYVIEW` makes bins read-only `memoryview`
 //! slices of an input whose memory cannot change, and `buffers=` puts back the out-of-band
-//! buffers that `packb(obj, buffer_callback=...)` left references to ([`crate::oob`]).
+//! buffers that `packb(obj, buffer_callback=...)` left references to ([`fastmsgpack_core::buffer_ref`]).
 
 use std::cell::{Cell, OnceCell};
 
@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyIterator, PyMemoryView, PyType};
 
 use super::error::{DeError, Kind};
 use crate::ffi::{Owned, Ref};
-use crate::oob;
+use fastmsgpack_core::buffer_ref as oob;
 
 /// What a decode needs for views: built once per call, only when an option or `buffers=` asks.
 pub struct Views {

@@ -1,7 +1,7 @@
 //! The one walk over MessagePack tokens, shared by the readers that turn an input into
 //! something else: the decoder (`unpackb`, with its exact and registry extensions), the typed
-//! decoder (`unpackb(data, type=T)`), the msgpack-python compatible decoder
-//! (`fastmsgpack.compat`) and the transcoder to JSON (`json.from_msgpack`).
+//! decoder (`unpackb(data, type=T)`), the transcoder to JSON (`json.from_msgpack`) and the
+//! decoders above the engine that bring a [`Policy`] of their own (msgpack-python's options).
 //!
 //! The walk reads each token with the one grammar ([`token::next`]), checks each container's
 //! header before anything is made for it (its depth, and that its declared items can fit in

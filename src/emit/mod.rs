@@ -1,10 +1,9 @@
 //! Output formats. The serializer walks Python objects once and tells an [`Emitter`] what it
 //! found; each format decides how to write it.
 
-mod compat;
 mod json;
+mod json_model;
 mod json_str;
-mod legacy;
 /// The write grammar lives in the core crate, beside the read grammar it must match.
 pub use fastmsgpack_core::marker;
 mod msgpack;
@@ -13,9 +12,8 @@ mod walk;
 
 use fastmsgpack_core::{float_text, int_text};
 
-pub use compat::JsonCompat;
 pub use json::{JsonEmitter, KeyText};
-pub use legacy::Legacy;
+pub use json_model::JsonModel;
 pub use msgpack::MsgpackEmitter;
 #[cfg(feature = "walk-probe")]
 pub use walk::WalkEmitter;

@@ -137,7 +137,7 @@ impl Known {
 /// Stores `cls` in `slot` if the slot is still empty, and then holds the class for the life of
 /// the process, so that the pointer stays valid for every later read; a later call changes
 /// nothing.
-fn hold_once(slot: &AtomicPtr<ffi::PyTypeObject>, cls: Py<PyType>) {
+pub fn hold_once(slot: &AtomicPtr<ffi::PyTypeObject>, cls: Py<PyType>) {
     let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
     if slot
         .compare_exchange(
@@ -150,39 +150,4 @@ fn hold_once(slot: &AtomicPtr<ffi::PyTypeObject>, cls: Py<PyType>) {
     {
         std::mem::forget(cls);
     }
-}
-
-/// `fastmsgpack.compat`'s `ExtType` once that module is imported ([`set_compat_ext_type`]), else
-/// null.
-static COMPAT_EXT_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
-
-/// Makes instances of `cls` (`fastmsgpack.compat`'s `ExtType`, a named tuple that msgpack-python
-/// packs as an extension value) and of its subclasses go to `default` instead of being packed as
-/// arrays: compat's `default` packs them as extensions. The class is held for the life of the
-/// process; a later call changes nothing.
-pub fn set_compat_ext_type(cls: Py<PyType>) {
-    hold_once(&COMPAT_EXT_TYPE, cls);
-}
-
-/// The class given to [`set_compat_ext_type`], if any (live: it is held for good).
-#[inline]
-pub fn compat_ext_type() -> Option<TypePtr> {
-    let ptr = COMPAT_EXT_TYPE.load(Ordering::Acquire);
-    (!ptr.is_null()).then_some(ptr)
-}
-
-/// `fastmsgpack.compat`'s `Timestamp` once that module is imported, else null.
-static COMPAT_TIMESTAMP_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
-
-/// Records `cls`, `fastmsgpack.compat`'s `Timestamp`, which compat's `Packer` converts itself
-/// before any user `default` sees it: an instance is never handed straight to that `default`
-/// ([`compat_timestamp_type`]). Held for the life of the process; a later call changes nothing.
-pub fn set_compat_timestamp_type(cls: Py<PyType>) {
-    hold_once(&COMPAT_TIMESTAMP_TYPE, cls);
-}
-
-/// The class given to [`set_compat_timestamp_type`], or null.
-#[inline]
-pub fn compat_timestamp_type() -> TypePtr {
-    COMPAT_TIMESTAMP_TYPE.load(Ordering::Acquire)
 }

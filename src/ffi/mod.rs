@@ -48,9 +48,7 @@ pub use dict_iter::DictIter;
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
-pub use known::{
-    compat_ext_type, compat_timestamp_type, set_compat_ext_type, set_compat_timestamp_type, Known,
-};
+pub use known::{hold_once, Known};
 pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
 pub use refs::Ref;
@@ -79,4 +77,11 @@ pub fn attached() -> bool {
 #[cfg(not(Py_3_14))]
 pub fn verify_text_layout(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {
     Ok(())
+}
+
+impl crate::error::Live for Ref<'_> {
+    #[inline(always)]
+    fn object(self) -> Obj {
+        self.as_ptr()
+    }
 }

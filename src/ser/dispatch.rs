@@ -35,7 +35,7 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
             ObType::ByteArray => per_type::bytes::write_bytearray(obj, cx, e),
             ObType::MemoryView => per_type::bytes::write_memoryview(obj, cx, e),
             ObType::Ext => per_type::ext::write(obj, e),
-            ObType::CompatExt => per_type::ext::write_compat(obj, st, cx, e),
+            ObType::ExtTuple => per_type::ext::write_tuple(obj, st, cx, e),
             ObType::Fragment => per_type::fragment::write(obj, e),
             ObType::JsonFragment => per_type::fragment::write_json(obj, e),
             ObType::Datetime => per_type::datetime::write_datetime(obj, st, cx, e),

@@ -6,7 +6,7 @@ pub use crate::error::{too_deep, with_cause};
 use crate::error::{Error, Kind};
 use crate::exc::MsgpackEncodeError;
 use crate::ffi::Ref;
-use crate::limits::MAX_DEFAULT_DEPTH;
+use fastmsgpack_core::limits::MAX_DEFAULT_DEPTH;
 
 /// An error of a [`Kind`].
 trait IntoKind {

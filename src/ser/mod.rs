@@ -2,6 +2,7 @@
 
 pub mod dispatch;
 pub mod error;
+pub mod hook;
 #[cfg(feature = "walk-probe")]
 pub mod native_probe;
 pub mod obtype;
@@ -11,7 +12,7 @@ mod type_memo;
 
 use pyo3::prelude::*;
 
-use crate::emit::{JsonCompat, JsonEmitter, Legacy, MsgpackEmitter};
+use crate::emit::{JsonEmitter, JsonModel, MsgpackEmitter};
 use crate::error::Res;
 use crate::ffi::{self, BytesWriter, Known, Numpy, Owned, Ref, TypePtr};
 use crate::opt::{self, Opt};
@@ -21,10 +22,13 @@ use state::State;
 /// `'a` is the call's: the arguments it borrows live while it runs.
 pub struct Ctx<'a> {
     pub default: Option<Ref<'a>>,
-    /// `fastmsgpack.compat`'s `Packer`: its user's `default`, which `default` (the `Packer`'s
-    /// own conversion) ends by calling, called directly where the conversion has nothing to do.
-    pub user_default: Option<Ref<'a>>,
+    /// The caller's say over classification and `default` ([`hook`]); none for `packb`.
+    pub hook: Option<hook::Hook<'a>>,
     pub ext_type: TypePtr,
+    /// A tuple subclass of `(code, data)` that the caller names (null: none): its instances and
+    /// its subclasses' go to `default`, never packed as named tuples; with a [`hook`], that class
+    /// exactly is written as an extension value.
+    pub ext_tuple: TypePtr,
     /// `Fragment` and `json.Fragment` (final classes: told by pointer).
     pub fragment_types: (TypePtr, TypePtr),
     pub known: &'static Known,
@@ -46,8 +50,8 @@ pub struct Ctx<'a> {
     pub dataclass_names: type_memo::TypeMemo<Owned>,
     /// Enum members met in this call, and their values.
     pub member_values: per_type::enums::MemberValues,
-    /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates):
-    /// `fastmsgpack.compat`'s `unicode_errors`, other than "strict" and "replace".
+    /// The codec error handler for a str that strict UTF-8 refuses (lone surrogates), other
+    /// than "strict" and "replace"; none for `packb`.
     pub unicode_errors: Option<std::ffi::CString>,
     /// `buffer_callback`: where out-of-band buffers go.
     pub oob: Option<per_type::oob::Sink<'a>>,
@@ -58,20 +62,27 @@ pub struct Ctx<'a> {
     pub exact: Option<Box<per_type::exact::ExactCx>>,
 }
 
-/// What the user passed besides the object and the options: `default` and a registry's table.
-pub type Hooks<'a, 'py> = (
-    Option<&'a Bound<'py, PyAny>>,
-    Option<std::sync::Arc<crate::registry::Table>>,
-);
+/// What the user passed besides the object and the options (`default` and a registry's table),
+/// and the class the caller names as [`Ctx::ext_tuple`] (null: none).
+pub struct Hooks<'a, 'py> {
+    pub default: Option<&'a Bound<'py, PyAny>>,
+    pub registry: Option<std::sync::Arc<crate::registry::Table>>,
+    pub ext_tuple: TypePtr,
+}
 
 /// What stays the same for a whole call, looked up once.
 #[inline(always)]
-fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResult<Ctx<'a>> {
-    let (default, registry) = hooks;
+pub fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> PyResult<Ctx<'a>> {
+    let Hooks {
+        default,
+        registry,
+        ext_tuple,
+    } = hooks;
     Ok(Ctx {
         default: default.map(Ref::of_bound),
-        user_default: None,
+        hook: None,
         ext_type: <crate::ext::Ext as pyo3::PyTypeInfo>::type_object_raw(py),
+        ext_tuple,
         fragment_types: (
             <crate::fragment::Fragment as pyo3::PyTypeInfo>::type_object_raw(py),
             <crate::fragment::JsonFragment as pyo3::PyTypeInfo>::type_object_raw(py),
@@ -107,7 +118,7 @@ fn numpy_for(py: Python<'_>) -> PyResult<Option<&'static Numpy>> {
 }
 
 /// Packs `obj` as MessagePack into a new `bytes` object (restricted to JSON's data model with
-/// `OPT_JSON_COMPAT`).
+/// [`opt::JSON_MODEL`]).
 pub fn packb<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -127,9 +138,14 @@ pub fn packb<'py>(
 /// feature's measurement of the reading alone).
 #[cfg(feature = "walk-probe")]
 pub fn walk<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, opts: Opt) -> PyResult<()> {
-    let cx = context(py, (None, None), opts)?;
+    let hooks = Hooks {
+        default: None,
+        registry: None,
+        ext_tuple: std::ptr::null_mut(),
+    };
+    let cx = context(py, hooks, opts)?;
     let mut emitter = crate::emit::WalkEmitter;
-    dispatch::write(Ref::of_bound(obj), State::new(opts), &cx, &mut emitter)?;
+    dispatch::write(Ref::of_bound(obj), start(opts, &cx), &cx, &mut emitter)?;
     Ok(())
 }
 
@@ -142,7 +158,7 @@ fn set_oob<'a, 'py: 'a>(py: Python<'py>, cx: &mut Ctx<'a>, oob: OobArgs<'a, 'py>
     if let Some((callback, threshold)) = oob {
         cx.oob = Some(per_type::oob::Sink {
             callback: Ref::of_bound(callback),
-            pickle_buffer: Ref::of_bound(crate::oob::pickle_buffer_type(py)?.as_any()),
+            pickle_buffer: Ref::of_bound(per_type::oob::pickle_buffer_type(py)?.as_any()),
             count: std::cell::Cell::new(0),
         });
         cx.oob_threshold = threshold;
@@ -218,70 +234,45 @@ pub fn pack_in<'py, R>(
     done(writer)
 }
 
+/// The state at the top of a call: as deep as its hook says, or as [`MAX_ENCODE_DEPTH`].
+///
+/// [`MAX_ENCODE_DEPTH`]: fastmsgpack_core::limits::MAX_ENCODE_DEPTH
+#[inline(always)]
+pub fn start(opts: Opt, cx: &Ctx) -> State {
+    let depth = match &cx.hook {
+        Some(hook) => hook.max_depth,
+        None => fastmsgpack_core::limits::MAX_ENCODE_DEPTH,
+    };
+    State::new(opts, depth)
+}
+
 /// Writes `obj` as MessagePack with `writer`, and gives the writer back.
 #[inline(always)]
-fn write_msgpack(
+pub fn write_msgpack(
     obj: &Bound<'_, PyAny>,
     opts: Opt,
     cx: &Ctx,
     writer: BytesWriter,
 ) -> Res<BytesWriter> {
-    if opts & opt::JSON_COMPAT != 0 {
-        let mut emitter = JsonCompat::new(MsgpackEmitter::new(writer));
-        dispatch::write(Ref::of_bound(obj), State::new(opts), cx, &mut emitter)?;
+    if opts & opt::JSON_MODEL != 0 {
+        let mut emitter = JsonModel::new(MsgpackEmitter::new(writer));
+        dispatch::write(Ref::of_bound(obj), start(opts, cx), cx, &mut emitter)?;
         Ok(emitter.into_inner().into_writer())
     } else {
         let mut emitter = MsgpackEmitter::new(writer);
-        dispatch::write(Ref::of_bound(obj), State::new(opts), cx, &mut emitter)?;
+        dispatch::write(Ref::of_bound(obj), start(opts, cx), cx, &mut emitter)?;
         Ok(emitter.into_writer())
     }
-}
-
-/// Packs `obj` as `packb` does, for `fastmsgpack.compat`'s `Packer`: with strings and bytes as
-/// old-spec raw strings (`old_spec`) and floats as float32 (`single_float`), as msgpack-python's
-/// `use_bin_type=False` and `use_single_float=True`; a str that strict UTF-8 refuses encoded with
-/// the error handler `unicode_errors`; the output starting with room for `start` bytes
-/// (`buf_size`) when that is more than the scratch buffer holds. `defaults` are the `Packer`'s
-/// conversion and its user's `default` ([`Ctx::user_default`]).
-#[allow(clippy::too_many_arguments)]
-pub fn packb_compat<'py>(
-    py: Python<'py>,
-    obj: &Bound<'py, PyAny>,
-    defaults: (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
-    opts: Opt,
-    old_spec: bool,
-    single_float: bool,
-    unicode_errors: Option<std::ffi::CString>,
-    start: usize,
-) -> PyResult<Bound<'py, PyAny>> {
-    let (default, user_default) = defaults;
-    let mut cx = context(py, (default, None), opts)?;
-    cx.user_default = user_default.map(Ref::of_bound);
-    cx.unicode_errors = unicode_errors;
-    let mut scratch = ffi::scratch();
-    let writer = if start > ffi::SCRATCH_LEN {
-        // SAFETY: the GIL is held (`py`).
-        unsafe { BytesWriter::with_capacity(start) }?
-    } else {
-        // SAFETY: as in `packb`.
-        unsafe { BytesWriter::in_scratch(&mut scratch) }
-    };
-    if !old_spec && !single_float {
-        return finish(py, write_msgpack(obj, opts, &cx, writer)?);
-    }
-    let mut emitter = Legacy::new(MsgpackEmitter::new(writer), old_spec, single_float);
-    dispatch::write(Ref::of_bound(obj), State::new(opts), &cx, &mut emitter)?;
-    finish(py, emitter.into_inner().into_writer())
 }
 
 /// Serializes `obj` as JSON (the same type rules as `packb`) into a new `bytes` object.
 pub fn json_dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
+    hooks: Hooks<'_, 'py>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cx = context(py, (default, None), opts)?;
+    let cx = context(py, hooks, opts)?;
     let mut scratch = ffi::scratch();
     // SAFETY: as in `packb`.
     let writer = unsafe { BytesWriter::in_scratch(&mut scratch) };
@@ -303,7 +294,7 @@ fn write_json<const INDENT: bool>(
     writer: BytesWriter,
 ) -> Res<BytesWriter> {
     let mut emitter = JsonEmitter::<INDENT>::new(writer);
-    dispatch::write(obj, State::new(opts), cx, &mut emitter)?;
+    dispatch::write(obj, start(opts, cx), cx, &mut emitter)?;
     Ok(emitter.into_writer())
 }
 

@@ -22,8 +22,9 @@ pub enum ObType {
     ByteArray,
     MemoryView,
     Ext,
-    /// `fastmsgpack.compat`'s `ExtType` (that class exactly), in `fastmsgpack.compat`'s packing.
-    CompatExt,
+    /// The class [`Ctx::ext_tuple`] names (that class exactly), in a call with a hook
+    /// ([`crate::ser::hook`]): written as an extension value.
+    ExtTuple,
     /// A `Fragment` (MessagePack) or a `json.Fragment` (JSON text), written verbatim.
     Fragment,
     JsonFragment,
@@ -122,10 +123,10 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         return ObType::MemoryView;
     }
     if ty == ffi::set_type() || ty == ffi::frozenset_type() {
-        return compat_other(st, ObType::Set);
+        return hooked_other(cx, ObType::Set);
     }
     if ty == k.decimal {
-        return compat_other(st, ObType::Decimal);
+        return hooked_other(cx, ObType::Decimal);
     }
     if ty == cx.fragment_types.0 {
         return ObType::Fragment;
@@ -152,11 +153,11 @@ unsafe fn classify_rare(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
     found
 }
 
-/// `kind`, or `default`'s for `fastmsgpack.compat`, which packs sets and decimals as
-/// msgpack-python does: through `default` (a `TypeError` without one).
+/// `kind`, or `default`'s in a call with a hook ([`crate::ser::hook`]), which sends sets and
+/// decimals through `default` (an error without one).
 #[inline(always)]
-fn compat_other(st: State, kind: ObType) -> ObType {
-    if st.has(opt::COMPAT_PACK) {
+fn hooked_other(cx: &Ctx, kind: ObType) -> ObType {
+    if cx.hook.is_some() {
         ObType::Other
     } else {
         kind
@@ -245,8 +246,8 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
         {
             return ObType::Pydantic;
         }
-        if st.has(opt::COMPAT_PACK) && ffi::compat_ext_type() == Some(ty) {
-            return ObType::CompatExt;
+        if cx.hook.is_some() && ty == cx.ext_tuple {
+            return ObType::ExtTuple;
         }
         if st.has(opt::PASSTHROUGH_SUBCLASS) {
             return ObType::Other;
@@ -262,7 +263,7 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             };
         }
         if ffi::is_subtype(ty, k.decimal) {
-            return compat_other(st, ObType::Decimal);
+            return hooked_other(cx, ObType::Decimal);
         }
         if ffi::has_flag(ty, ffi::Py_TPFLAGS_UNICODE_SUBCLASS) {
             ObType::Str
@@ -282,7 +283,7 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
             ObType::ByteArray
         } else if ffi::is_subtype(ty, ffi::set_type()) || ffi::is_subtype(ty, ffi::frozenset_type())
         {
-            compat_other(st, ObType::Set)
+            hooked_other(cx, ObType::Set)
         } else {
             ObType::Other
         }
@@ -293,16 +294,14 @@ unsafe fn classify_by_lineage(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
 /// has a `_fields` tuple, as every class made by `collections.namedtuple` or `typing.NamedTuple`
 /// (and each subclass of one) has, unless `OPT_PASSTHROUGH_TUPLE` sends it to `default` along with
 /// the plain tuples. Other tuple subclasses go to `default`, as in orjson and ormsgpack, and so
-/// does `fastmsgpack.compat`'s `ExtType` ([`ffi::set_compat_ext_type`]).
+/// do the class [`Ctx::ext_tuple`] names and its subclasses.
 ///
 /// # Safety
 /// `ty` is a live type object; the GIL is held.
 unsafe fn tuple_subclass_kind(ty: TypePtr, st: State, cx: &Ctx) -> ObType {
-    if let Some(ext_type) = ffi::compat_ext_type() {
-        // SAFETY: both are live type objects.
-        if unsafe { ffi::is_subtype(ty, ext_type) } {
-            return ObType::Other;
-        }
+    // SAFETY: both are live type objects (`ext_tuple` when not null: a class its caller holds).
+    if !cx.ext_tuple.is_null() && unsafe { ffi::is_subtype(ty, cx.ext_tuple) } {
+        return ObType::Other;
     }
     // SAFETY: `ty` is a live type object and the GIL is held (this function's precondition), as
     // `type_lookup` needs; the lookup's result is held while its type is read.

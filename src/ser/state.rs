@@ -5,7 +5,9 @@ use crate::error::Res;
 use super::error;
 use crate::opt::Opt;
 
-use crate::limits::{MAX_COMPAT_ENCODE_DEPTH, MAX_DEFAULT_DEPTH, MAX_ENCODE_DEPTH as MAX_DEPTH};
+use fastmsgpack_core::limits::MAX_DEFAULT_DEPTH;
+#[cfg(test)]
+use fastmsgpack_core::limits::MAX_ENCODE_DEPTH as MAX_DEPTH;
 
 const DEPTH_SHIFT: u32 = 32;
 const DEFAULT_SHIFT: u32 = 48;
@@ -17,15 +19,11 @@ const FIELD: u64 = 0xffff;
 pub struct State(u64);
 
 impl State {
+    /// The state at the top of a call with options `opts`, where `depth` containers may be
+    /// open at once.
     #[inline(always)]
-    pub fn new(opts: Opt) -> State {
-        // `fastmsgpack.compat` packs as deep as msgpack-python does.
-        let depth = if opts & crate::opt::COMPAT_PACK != 0 {
-            MAX_COMPAT_ENCODE_DEPTH
-        } else {
-            MAX_DEPTH
-        };
-        State(opts as u64 | depth << DEPTH_SHIFT)
+    pub fn new(opts: Opt, depth: u64) -> State {
+        State(opts as u64 | (depth & FIELD) << DEPTH_SHIFT)
     }
 
     #[inline(always)]
@@ -77,10 +75,6 @@ impl State {
 
     #[cold]
     fn too_deep(self) -> crate::error::Error {
-        if self.has(crate::opt::COMPAT_PACK) {
-            // As msgpack-python words it.
-            return pyo3::exceptions::PyValueError::new_err("recursion limit exceeded.").into();
-        }
         error::too_deep()
     }
 
@@ -101,8 +95,7 @@ mod tests {
     #[test]
     fn depths_do_not_disturb_options() {
         pyo3::Python::initialize();
-        // Bit 31 (`COMPAT_PACK`) clear: the native limit.
-        let mut s = State::new(0x5ead_beef);
+        let mut s = State::new(0x5ead_beef, MAX_DEPTH);
         for _ in 0..MAX_DEPTH {
             let next = s.enter_container();
             assert!(next.is_ok(), "depth below the limit");
@@ -121,15 +114,15 @@ mod tests {
     }
 
     #[test]
-    fn compat_packs_as_deep_as_msgpack_python() {
+    fn a_call_may_set_its_own_depth() {
         pyo3::Python::initialize();
-        let mut s = State::new(crate::opt::COMPAT_PACK);
-        for _ in 0..MAX_COMPAT_ENCODE_DEPTH {
+        let mut s = State::new(1 << 31, 1025);
+        for _ in 0..1025 {
             let next = s.enter_container();
             assert!(next.is_ok(), "depth below the limit");
             s = next.unwrap_or(s);
         }
         assert!(s.enter_container().is_err());
-        assert!(s.has(crate::opt::COMPAT_PACK));
+        assert!(s.has(1 << 31));
     }
 }

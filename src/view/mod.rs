@@ -26,7 +26,7 @@ use scan::{At, Header};
 use crate::de::token;
 use crate::de::{DeError, Reading};
 use crate::ffi;
-use crate::opt::{self, Opt};
+use crate::opt;
 
 /// Where a view is: its document, its container's header, and the node of the type it is read
 /// as (`View(data, type=T)`), if any.
@@ -173,30 +173,20 @@ fn numpy_layout(data: &[u8], header: &Header) -> bool {
     (header.len == 3 || header.len == 5) && token::starts_with_bin8(data, header.body, b"nd")
 }
 
-/// `View(data, option=None, ext_hook=None, type=None, dec_hook=None, validate=True)`: a view of
-/// the one object `data` holds, or that object itself when it is neither a map nor an array.
-#[pyfunction]
-#[pyo3(signature = (data, /, *, option=None, ext_hook=None, r#type=None, dec_hook=None, validate=true))]
-pub fn _view<'py>(
+/// A view of the one object `data` holds, or that object itself when it is neither a map nor an
+/// array, read as `request` asks (`View(data, ...)`; its `buffers` and registry are not
+/// offered). With `validate`, the whole input is checked first.
+pub fn open<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    option: Option<&Bound<'py, PyAny>>,
-    ext_hook: Option<&Bound<'py, PyAny>>,
-    r#type: Option<&Bound<'py, PyAny>>,
-    dec_hook: Option<&Bound<'py, PyAny>>,
+    request: &crate::de::Request<'_, 'py>,
     validate: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    // Bins are bytes: a memoryview into the view's input (OPT_BIN_MEMORYVIEW) is not offered.
-    let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
-    let opts: Opt = opt::parse_for_reading(option, mask, "View")?;
-    opt::check_hook(ext_hook, "ext_hook")?;
-    opt::check_hook(dec_hook, "dec_hook")?;
-    if r#type.is_none_or(|t| t.is_none()) {
-        opt::check_untyped(opts, "View")?;
-    }
-    let ext_hook = ext_hook.filter(|h| !h.is_none());
-    let dec_hook = dec_hook.filter(|h| !h.is_none());
-    let tp = r#type.filter(|t| !t.is_none());
+    let (opts, ext_hook) = (request.opts, request.ext_hook);
+    let (tp, dec_hook) = match request.typed {
+        Some((tp, dec_hook)) => (Some(tp), dec_hook),
+        None => (None, None),
+    };
     let handle = Py::new(
         py,
         Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?,

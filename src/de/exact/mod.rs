@@ -282,7 +282,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
 /// be, so that a chain of them cannot recurse past the limit (and off the stack).
 #[inline(always)]
 pub(super) fn holds_value(depth: u32, start: usize) -> DeResult<()> {
-    if depth >= crate::limits::MAX_DECODE_DEPTH {
+    if depth >= fastmsgpack_core::limits::MAX_DECODE_DEPTH {
         return Err(DeError::input(Kind::TooDeep, start));
     }
     Ok(())

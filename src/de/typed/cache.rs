@@ -70,7 +70,6 @@ fn make_room(plans: &Bound<'_, PyDict>) {
 }
 
 /// How many plans the cache holds, for tests.
-#[pyfunction]
-pub fn _plan_cache_size(py: Python<'_>) -> usize {
+pub fn plan_cache_size(py: Python<'_>) -> usize {
     PLANS.get(py).map_or(0, |plans| plans.bind(py).len())
 }

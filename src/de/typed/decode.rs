@@ -209,9 +209,10 @@ impl<'a> TypedDecoder<'a> {
                 (Node::None, Token::Nil) => Ok(ffi::new_singleton(ffi::none())),
                 (Node::Bytes, Token::Bin(bytes)) => made(ffi::new_bytes(bytes)),
                 (Node::MemoryView, Token::Bin(bytes)) => self.memoryview(bytes),
-                (Node::Bytes | Node::MemoryView, Token::Ext(crate::oob::TAG, payload)) => {
-                    self.out_of_band(node, payload, start)
-                }
+                (
+                    Node::Bytes | Node::MemoryView,
+                    Token::Ext(fastmsgpack_core::buffer_ref::TAG, payload),
+                ) => self.out_of_band(node, payload, start),
                 (Node::ByteArray, Token::Bin(bytes)) => made(ffi::new_bytearray(bytes)),
                 (Node::DateTime, Token::Str(bytes)) => self.datetime(node, bytes, start),
                 (Node::DateTime, Token::Ext(-1, data)) => {

@@ -1,13 +1,13 @@
 //! `datetime`, `date` and `time` as RFC 3339 text, or aware datetimes as the MessagePack
 //! timestamp extension with `OPT_DATETIME_AS_TIMESTAMP_EXT`.
 
-use crate::calendar::{civil_from_days, days_from_civil, Text, MAX_SECS, MIN_SECS};
 use crate::emit::Emitter;
 use crate::error::Res;
 use crate::ffi::{self, Ref, TimeUnit};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{error, Ctx};
+use fastmsgpack_core::calendar::{civil_from_days, days_from_civil, Text, MAX_SECS, MIN_SECS};
 
 /// The UTC offset of a datetime in microseconds, `None` when it is naive (no tzinfo, or a tzinfo
 /// whose

@@ -7,13 +7,13 @@ use crate::ser::{dispatch, error, Ctx};
 
 /// Hands `obj` to the user's `default` and packs what it returns; without `default`, an error.
 ///
-/// For `fastmsgpack.compat`'s `Packer`, `default` is the `Packer`'s conversion, which packs some
-/// objects as msgpack-python does and hands the rest unchanged to its user's `default`: the core
-/// calls that one itself ([`Ctx::user_default`]) for an object the conversion would hand over,
-/// which saves a Python call and the conversion's tests per object. Those are the objects whose
-/// type is not compat's `Timestamp` nor a subclass of `int`, `str`, `float` or `tuple` (`ExtType`
-/// among these); the `Packer` leaves out `user_default` when it converts datetimes itself. What
-/// either raises propagates unchanged, as in msgpack-python.
+/// In a call with a hook ([`crate::ser::hook`]), `default` is the caller's conversion, which packs
+/// some objects itself and hands the rest unchanged to [`Hook::user_default`]: the core calls that
+/// one itself for an object the conversion would hand over ([`Hook::callee`]), which saves a
+/// Python call and the conversion's tests per object. What either raises propagates unchanged.
+///
+/// [`Hook::user_default`]: crate::ser::hook::Hook::user_default
+/// [`Hook::callee`]: crate::ser::hook::Hook::callee
 #[inline(never)]
 pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     if super::oob::is_pickle_buffer(obj)? {
@@ -30,33 +30,17 @@ pub fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let obj = obj.hold();
     // SAFETY: `default` is an argument of the call and `obj` is held here, both on the attached
     // thread (`Ref`'s invariant).
-    let callee = match cx.user_default {
-        Some(user) if converts_nothing(Ref::of(&obj)) => user,
-        _ => default,
+    let callee = match &cx.hook {
+        Some(hook) => hook.callee(Ref::of(&obj)).unwrap_or(default),
+        None => default,
     };
     // SAFETY: as above.
     let replacement = unsafe { ffi::call1(callee.as_ptr(), obj.as_ptr()) }.map_err(|cause| {
-        if st.has(crate::opt::COMPAT_PACK) {
+        if cx.hook.is_some() {
             cause.into()
         } else {
             error::default_failed(Ref::of(&obj), cause)
         }
     })?;
     dispatch::write(Ref::of(&replacement), st, cx, e)
-}
-
-/// Whether compat's `Packer` would hand `obj` unchanged to its user's `default` (see [`write`]).
-#[inline(always)]
-fn converts_nothing(obj: Ref<'_>) -> bool {
-    let ty = obj.type_of();
-    // SAFETY: `ty` is the live type of a live object.
-    unsafe {
-        !ffi::has_flag(
-            ty,
-            ffi::Py_TPFLAGS_LONG_SUBCLASS
-                | ffi::Py_TPFLAGS_UNICODE_SUBCLASS
-                | ffi::Py_TPFLAGS_TUPLE_SUBCLASS,
-        ) && !ffi::is_subtype(ty, ffi::float_type())
-            && ty != ffi::compat_timestamp_type()
-    }
 }

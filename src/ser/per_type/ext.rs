@@ -26,17 +26,17 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     e.ext(ext.tag_i8(), ext.payload(py))
 }
 
-/// `fastmsgpack.compat`'s `ExtType` (a named tuple of `code` and `data`; this class exactly) as
-/// msgpack-python packs it, without calling Python: as an [`Ext`] of the same tag and payload,
-/// when `code` is an `int` from -128 to 127 and `data` a `bytes`, as the class's constructor
-/// makes them. One made around the constructor with other items goes to `default` (compat's
-/// `Packer`, which packs it as before, or raises the same error).
+/// An instance of the class [`Ctx::ext_tuple`] names (a named tuple of `code` and `data`; this
+/// class exactly), in a call with a hook, without calling Python: as an [`Ext`] of the same tag
+/// and payload, when `code` is an `int` from -128 to 127 and `data` a `bytes`, as the class's
+/// constructor makes them. One made around the constructor with other items goes to `default`
+/// (the hook's caller's, which packs it as before, or raises the same error).
 ///
 /// # Safety
-/// `obj` is a live instance of the class [`ffi::compat_ext_type`] gives, a tuple subclass; the
-/// thread is attached.
+/// `obj` is a live instance of the class [`Ctx::ext_tuple`] names, a tuple subclass; the thread
+/// is attached.
 #[inline(never)]
-pub unsafe fn write_compat<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+pub unsafe fn write_tuple<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live tuple (subclass) (the precondition); its items never change and live
     // as long as it does, which `obj` guarantees for this call.
     let items = unsafe { ffi::tuple_items(obj.as_ptr()) };

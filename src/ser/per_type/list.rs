@@ -106,7 +106,7 @@ unsafe fn write_list<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -
 
 /// A named tuple as the array of its items, as msgpack-python and msgspec pack it, so that a
 /// typed decoder can build it again from its positions. JSON output (`json.dumps`, and `packb` with
-/// `OPT_JSON_COMPAT`) writes the same array, as the standard library's `json` does, so that both
+/// [`crate::opt::JSON_MODEL`]) writes the same array, as the standard library's `json` does, so that both
 /// formats follow one rule (orjson refuses named tuples: doc/json.md lists the difference).
 ///
 /// # Safety

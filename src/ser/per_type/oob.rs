@@ -1,6 +1,7 @@
 //! Out-of-band buffers (`packb(obj, buffer_callback=cb)`): a buffer of at least the threshold's
 //! size is handed to `cb` as a `pickle.PickleBuffer`; when `cb` returns a false value (as
-//! pickle's contract has it) a reference takes its place in the output (see [`crate::oob`]).
+//! pickle's contract has it) a reference takes its place in the output
+//! ([`fastmsgpack_core::buffer_ref`]).
 
 use std::cell::Cell;
 
@@ -9,8 +10,10 @@ use pyo3::prelude::*;
 use crate::emit::Emitter;
 use crate::error::Res;
 use crate::ffi::{self, Ref};
-use crate::oob;
 use crate::ser::Ctx;
+use fastmsgpack_core::buffer_ref as oob;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
 
 /// Where out-of-band buffers go, for one call.
 pub struct Sink<'a> {
@@ -84,6 +87,13 @@ pub unsafe fn offer<E: Emitter>(obj: Ref<'_>, len: usize, cx: &Ctx, e: &mut E) -
 pub fn is_pickle_buffer(obj: Ref<'_>) -> Res<bool> {
     // SAFETY: a `Ref` exists only on an attached thread (its invariant).
     let py = unsafe { Python::assume_attached() };
-    let ty = oob::pickle_buffer_type(py)?;
+    let ty = pickle_buffer_type(py)?;
     Ok(obj.type_of() == ty.as_ptr().cast())
+}
+
+static PICKLE_BUFFER: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `pickle.PickleBuffer`.
+pub fn pickle_buffer_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    PICKLE_BUFFER.import(py, "pickle", "PickleBuffer")
 }

@@ -73,7 +73,7 @@ fn encode_too_deep(obj: Ref<'_>) -> crate::error::Error {
         "registered encode functions (and default) called recursively more than {} times, at \
          type {name}: an encode function must not return instances of registered classes \
          without end",
-        crate::limits::MAX_DEFAULT_DEPTH
+        fastmsgpack_core::limits::MAX_DEFAULT_DEPTH
     ))
     .into()
 }

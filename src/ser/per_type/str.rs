@@ -39,7 +39,7 @@ unsafe fn write_surrogates<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mu
 }
 
 /// The bytes of a str that strict UTF-8 refused (its `UnicodeEncodeError` pending): encoded
-/// with the call's error handler (`fastmsgpack.compat`'s `unicode_errors`), whose own error
+/// with the call's error handler ([`crate::ser::Ctx::unicode_errors`]), whose own error
 /// (`LookupError` for an unknown name, `UnicodeEncodeError` from `"strict"`) is passed on as it
 /// is; else with each lone surrogate replaced by `?` under `OPT_REPLACE_SURROGATES`; else an
 /// error.

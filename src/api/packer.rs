@@ -12,6 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
 use pyo3::{PyTraverseError, PyVisit};
 
+use super::frames;
+use super::request::Pack;
 use crate::ffi::{self, BytesWriter};
 use crate::opt::Opt;
 use crate::ser;
@@ -62,20 +64,17 @@ impl Packer {
         buffer_threshold: Option<&Bound<'_, PyAny>>,
         registry: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Packer> {
-        let opts = crate::opt::parse_for_packing(option, "Packer")?;
-        let registry = crate::registry::table_of(registry)?;
-        crate::opt::check_hook(default.as_ref(), "default")?;
-        let default = default.filter(|d| !d.is_none()).map(Bound::unbind);
-        let threshold = crate::oob::threshold(buffer_threshold)?;
-        let buffer_callback = crate::oob::callback(buffer_callback)?;
+        let request = Pack::parse("Packer", default.as_ref(), option, registry)?;
+        let threshold = frames::threshold(buffer_threshold)?;
+        let buffer_callback = frames::callback(buffer_callback)?;
         Ok(Packer {
-            default,
-            opts,
+            default: request.default.map(|d| d.clone().unbind()),
+            opts: request.opts,
             next_start: 0,
             buf: Vec::with_capacity(START),
             buffer_callback: buffer_callback.map(Bound::unbind),
             threshold,
-            registry,
+            registry: request.registry,
         })
     }
 
@@ -88,7 +87,7 @@ impl Packer {
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
         let callback = this.buffer_callback.as_ref().map(|c| c.bind(py).clone());
         let oob = callback.as_ref().map(|c| (c, this.threshold));
-        let hooks = (default.as_ref(), this.registry.clone());
+        let hooks = this.request(default.as_ref()).hooks();
         let (out, len) = ser::pack_sized(py, obj, hooks, this.opts, this.next_start, oob)?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
@@ -104,7 +103,7 @@ impl Packer {
         let py = slf.py();
         let this = slf.try_borrow_mut().map_err(|_| busy())?;
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
-        crate::oob::pack_frames(py, obj, default.as_ref(), this.opts, this.threshold)
+        super::frames::pack_frames(py, obj, &this.request(default.as_ref()), this.threshold)
     }
 
     /// Packs `obj` into `buffer` from `offset` on, leaving `buffer` ending where the message
@@ -153,6 +152,17 @@ impl Packer {
 }
 
 impl Packer {
+    /// The request each message is packed with: the `Packer`'s options and registry, with
+    /// `default` (held by the caller for the call).
+    #[inline(always)]
+    fn request<'a, 'py>(&self, default: Option<&'a Bound<'py, PyAny>>) -> Pack<'a, 'py> {
+        Pack {
+            opts: self.opts,
+            default,
+            registry: self.registry.clone(),
+        }
+    }
+
     /// Packs `obj` starting in the kept buffer and hands the finished output to `done`; then
     /// keeps a larger buffer if the message outgrew this one.
     fn pack_in_buffer<'py, R>(
@@ -166,8 +176,8 @@ impl Packer {
         let callback = self.buffer_callback.as_ref().map(|c| c.bind(py).clone());
         let oob = callback.as_ref().map(|c| (c, self.threshold));
         let mut outgrown = 0;
+        let hooks = self.request(default.as_ref()).hooks();
         let buf = self.buf.spare_capacity_mut();
-        let hooks = (default.as_ref(), self.registry.clone());
         let result = ser::pack_in(py, obj, hooks, self.opts, buf, oob, |writer| {
             if writer.outgrew_buffer() {
                 outgrown = writer.written().len();

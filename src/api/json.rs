@@ -18,7 +18,8 @@ pub fn dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    ser::json_dumps(py, obj, default, opts).map_err(|err| as_json_error(py, err))
+    let hooks = crate::compat::hooks(default, None);
+    ser::json_dumps(py, obj, hooks, opts).map_err(|err| as_json_error(py, err))
 }
 
 #[cold]
@@ -172,4 +173,61 @@ fn through_objects<'py>(
         opts & (opt::NON_STR_KEYS | opt::INDENT_2 | opt::APPEND_NEWLINE),
     )?;
     Ok((json, end))
+}
+
+/// Serializes `obj` as JSON bytes, with the type rules, `default` and options of `packb`
+/// (dataclasses, datetimes, UUIDs, enums, sets, named tuples...), plus the JSON options
+/// OPT_INDENT_2, OPT_APPEND_NEWLINE and OPT_STRICT_INTEGER. Raises JSONEncodeError.
+///
+/// Example:
+///     >>> fastmsgpack.json.dumps({"id": 1, "at": datetime.date(2024, 5, 17)})
+///     b'{"id":1,"at":"2024-05-17"}'
+#[pyfunction]
+#[pyo3(signature = (obj, /, default=None, option=None))]
+pub fn json_dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = opt::parse(option, opt::JSON_DUMPS_MASK, "json.dumps").map_err(|e| match e {
+        opt::OptError::NotAnInt(msg) | opt::OptError::Invalid(msg) => JSONEncodeError::new_err(msg),
+    })?;
+    opt::check_hook(default, "default")?;
+    dumps(py, obj, default, opts)
+}
+
+/// The one MessagePack object in `data` (bytes-like) as JSON bytes, transcoded without
+/// building Python objects: the bytes `json.dumps(unpackb(data))` gives. `option`:
+/// OPT_NON_STR_KEYS, OPT_INDENT_2, OPT_APPEND_NEWLINE.
+///
+/// Example:
+///     >>> fastmsgpack.json.from_msgpack(b'\x92\x01\xc0')
+///     b'[1,null]'
+#[pyfunction]
+#[pyo3(signature = (data, /, option=None))]
+pub fn json_from_msgpack<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = parse_from_msgpack_option(option)?;
+    from_msgpack(py, data, opts)
+}
+
+/// The MessagePack object that starts at `offset`, as JSON, and its end offset.
+#[pyfunction]
+#[pyo3(signature = (data, offset, /, option=None))]
+pub fn _json_from_msgpack_at<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    offset: usize,
+    option: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, usize)> {
+    let opts = parse_from_msgpack_option(option)?;
+    from_msgpack_at(py, data, offset, opts)
+}
+
+fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt::Opt> {
+    opt::parse_for_reading(option, opt::JSON_FROM_MSGPACK_MASK, "json.from_msgpack")
 }

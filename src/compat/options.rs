@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::de::compat::options::{CompatOptions, Limits};
+use super::decode::options::{CompatOptions, Limits};
 
 /// A hook, checked to be callable.
 fn hook(value: Option<Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Py<PyAny>>> {

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
+use super::request::UnpackArgs;
 use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
@@ -42,9 +43,14 @@ impl Decoder {
         ext_hook: Option<Bound<'_, PyAny>>,
         option: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Decoder> {
-        let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Decoder")?;
-        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
-        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
+        let args = UnpackArgs {
+            option,
+            ext_hook: ext_hook.as_ref(),
+            tp: Some(&r#type),
+            dec_hook: dec_hook.as_ref(),
+            ..UnpackArgs::default()
+        };
+        let opts = super::request::unpack("Decoder", opt::UNPACKB_MASK, args)?.opts;
         let dec_hook = dec_hook.filter(|h| !h.is_none());
         let ext_hook = ext_hook.filter(|h| !h.is_none());
         // Worked out and checked now (an unsupported type, a missing dec_hook), not at the

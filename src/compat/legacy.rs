@@ -2,7 +2,7 @@
 //! str8 and bin: strings and bytes both as raw strings, with no 8-bit length form) and with
 //! `use_single_float=True` (every float as float32). Only `fastmsgpack.compat` asks for it.
 
-use super::Emitter;
+use crate::emit::Emitter;
 use pyo3::exceptions::PyOverflowError;
 
 use crate::error::{too_long, Error, Res};

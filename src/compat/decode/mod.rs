@@ -14,12 +14,12 @@ pub mod options;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::error::{DeError, Kind};
-use super::keycache::{KeyCache, MAX_KEY_LEN};
-use super::reader::{DeResult, Reader};
-use super::token::{self, Token};
-use super::walk::{self, made, Begin, Policy};
-use super::Session;
+use crate::de::error::{DeError, Kind};
+use crate::de::keycache::{KeyCache, MAX_KEY_LEN};
+use crate::de::reader::{DeResult, Reader};
+use crate::de::token::{self, Token};
+use crate::de::walk::{self, made, Begin, Policy};
+use crate::de::Session;
 use crate::ffi::{self, Owned, Ref};
 use options::CompatOptions;
 

@@ -1,14 +1,14 @@
-//! `OPT_JSON_COMPAT`: MessagePack restricted to what JSON can hold, so that a consumer sees what
+//! MessagePack restricted to what JSON can hold, so that a consumer sees what
 //! it would have seen through JSON: NaN and infinities as nil, float32 values as the float that
 //! their JSON text reads back as, non-str map keys as the strings JSON writes, and no bytes or
-//! extension values.
+//! extension values (the option [`crate::opt::JSON_MODEL`]).
 
 use super::float_text::f32_text;
 use super::{Emitter, KeyText};
 use crate::error::{Error, Res};
 use crate::exc::MsgpackEncodeError;
 
-pub struct JsonCompat<E: Emitter> {
+pub struct JsonModel<E: Emitter> {
     inner: E,
     in_key: bool,
 }
@@ -17,13 +17,16 @@ pub struct JsonCompat<E: Emitter> {
 fn not_json(what: &str) -> Error {
     crate::error::Error::new(
         crate::error::Kind::UnsupportedType,
-        MsgpackEncodeError::new_err(format!("{what} has no JSON form (OPT_JSON_COMPAT)")),
+        MsgpackEncodeError::new_err(format!(
+            "{what} has no JSON form ({})",
+            crate::opt::name(crate::opt::JSON_MODEL)
+        )),
     )
 }
 
-impl<E: Emitter> JsonCompat<E> {
-    pub fn new(inner: E) -> JsonCompat<E> {
-        JsonCompat {
+impl<E: Emitter> JsonModel<E> {
+    pub fn new(inner: E) -> JsonModel<E> {
+        JsonModel {
             inner,
             in_key: false,
         }
@@ -43,7 +46,7 @@ impl<E: Emitter> JsonCompat<E> {
     }
 }
 
-impl<E: Emitter> Emitter for JsonCompat<E> {
+impl<E: Emitter> Emitter for JsonModel<E> {
     const STRINGIFIES_KEYS: bool = true;
 
     fn nil(&mut self) -> Res {

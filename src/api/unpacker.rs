@@ -26,8 +26,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::de::compat::options::CompatOptions;
-use crate::de::scan::{Compat, Fault, Scan, Scanner};
+use super::request::UnpackArgs;
+use crate::compat::decode::options::CompatOptions;
+use crate::compat::scan::Checks;
+use crate::de::scan::{Fault, Scan, Scanner, Structure};
 use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
@@ -182,10 +184,21 @@ impl Unpacker {
     /// `skip`).
     fn next_extent(&mut self, py: Python<'_>, build: bool) -> PyResult<Option<Extent>> {
         let compat = self.compat.as_ref().map(|o| o.clone_ref(py));
-        let checks = compat.as_ref().map(|o| Compat { o: o.get(), build });
         loop {
             self.check_broken(py)?;
-            match self.scanner.scan(py, &self.buf[self.head..], checks) {
+            let data = &self.buf[self.head..];
+            let scanned = match &compat {
+                Some(o) => self.scanner.scan(
+                    data,
+                    &mut Checks {
+                        py,
+                        o: o.get(),
+                        build,
+                    },
+                ),
+                None => self.scanner.scan(data, &mut Structure),
+            };
+            match scanned {
                 Ok(Scan::Complete(len)) => {
                     return Ok(Some(Extent {
                         start: self.head,
@@ -199,9 +212,9 @@ impl Unpacker {
                     }
                 }
                 Err(Fault { err, end }) => {
-                    if let Some(o) = checks {
+                    if let Some(o) = &compat {
                         self.fail_at(self.head + end);
-                        return Err(o.o.error(py, err));
+                        return Err(o.get().error(py, err));
                     }
                     let err = err.shifted(self.consumed).into_pyerr();
                     self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
@@ -318,7 +331,7 @@ impl Unpacker {
         if o.pure && self.scanner.is_idle() && self.held() > 0 {
             // Most objects are whole in the buffer: decoded at once. Without hooks of the
             // caller's, an object that turns out not to be whole yet is simply decoded again.
-            match de::compat::decode_in_stream(py, &self.buf[self.head..], 0, o) {
+            match crate::compat::decode::decode_in_stream(py, &self.buf[self.head..], 0, o) {
                 Ok((obj, len)) => {
                     let extent = Extent {
                         start: self.head,
@@ -338,7 +351,7 @@ impl Unpacker {
             return Ok(None);
         };
         let input = &self.buf[extent.start..extent.end];
-        match de::compat::decode_in_stream(py, input, 0, o) {
+        match crate::compat::decode::decode_in_stream(py, input, 0, o) {
             Ok((obj, _)) => {
                 self.consume(&extent);
                 Ok(Some(obj))
@@ -481,13 +494,16 @@ impl Unpacker {
             Some(b) => Some(b.try_iter()?.into_any().unbind()),
             None => None,
         };
-        let opts = opt::parse_for_reading(option, opt::UNPACKB_MASK, "Unpacker")?;
-        opt::check_hook(ext_hook.as_ref(), "ext_hook")?;
-        opt::check_hook(dec_hook.as_ref(), "dec_hook")?;
-        if r#type.as_ref().is_none_or(|t| t.is_none()) {
-            opt::check_untyped(opts, "Unpacker")?;
-        }
-        let registry = crate::registry::table_of(registry)?;
+        let args = UnpackArgs {
+            option,
+            ext_hook: ext_hook.as_ref(),
+            tp: r#type.as_ref(),
+            dec_hook: dec_hook.as_ref(),
+            registry,
+            buffers: None,
+        };
+        let request = super::request::unpack("Unpacker", opt::UNPACKB_MASK, args)?;
+        let (opts, registry) = (request.opts, request.registry);
         if read_size == 0 || max_buffer_size == 0 {
             return Err(PyValueError::new_err(
                 "read_size and max_buffer_size must be at least 1",
@@ -546,7 +562,7 @@ impl Unpacker {
         }
         let copy;
         let data = match &this.compat {
-            Some(_) => match crate::compat::contiguous_copy(data)? {
+            Some(_) => match super::compat::contiguous_copy(data)? {
                 Some(c) => {
                     copy = c;
                     &copy

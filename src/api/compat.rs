@@ -1,16 +1,14 @@
-//! The entry points of `fastmsgpack.compat`: `_unpackb_compat`, which decodes with
-//! msgpack-python's options (a [`CompatOptions`], parsed in [`crate::opt::compat`], read by
-//! [`de::compat`]), and `_packb_compat`, which packs as msgpack-python's `Packer`.
-//!
-//! The Python module supplies the classes msgpack-python's API names (`Timestamp`, `ExtType`,
-//! the exceptions), so that the objects and errors are the ones its users import.
+//! The entry points of `fastmsgpack.compat` ([`crate::compat`]): `_unpackb_compat`, which
+//! decodes with msgpack-python's options (a [`CompatOptions`]), `_packb_compat`, which packs as
+//! msgpack-python's `Packer`, and `_set_compat_ext_type`, which names compat's classes once.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyMemoryView, PyType};
 
-use crate::de::compat::options::CompatOptions;
-use crate::de::{self, compat};
+use crate::compat::decode::{self, options::CompatOptions};
+use crate::compat::{self, pack};
+use crate::de;
 
 /// Decodes the one object that makes up `data` with msgpack-python's options; trailing bytes
 /// raise `ExtraData(obj, extra)`.
@@ -32,7 +30,7 @@ pub fn _unpackb_compat<'py>(
     };
     let mut holder = None;
     let input = de::input_of(py, data, &mut holder, "unpackb() argument")?;
-    let (value, end) = compat::decode_at(py, input, 0, o).map_err(|e| o.error(py, e))?;
+    let (value, end) = decode::decode_at(py, input, 0, o).map_err(|e| o.error(py, e))?;
     if end < input.len() {
         let extra = PyBytes::new(py, &input[end..]);
         let exc = o.extra_data.bind(py).call1((value, extra))?;
@@ -65,11 +63,11 @@ fn copy_if_strided<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, 
 
 /// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type`,
 /// `use_single_float` and `unicode_errors` (a codec error handler's name, as ASCII bytes), the
-/// output starting with room for `start` bytes (see [`crate::ser::packb_compat`]).
+/// output starting with room for `start` bytes (see [`pack::packb`]).
 ///
 /// `default` is the `Packer`'s own conversion, which ends by calling its user's `default`;
 /// `user_default`, when given, is that user's `default`, called directly for the objects the
-/// conversion would hand it unchanged ([`crate::ser::per_type::default`] says which). What
+/// conversion would hand it unchanged ([`crate::ser::hook`] says which). What
 /// either raises propagates as it is, as in msgpack-python.
 #[pyfunction]
 #[pyo3(signature = (obj, default, option, use_bin_type=true, use_single_float=false,
@@ -93,16 +91,13 @@ pub fn _packb_compat<'py>(
         .map(std::ffi::CString::new)
         .transpose()
         .map_err(|_| PyValueError::new_err("unicode_errors holds a NUL byte"))?;
-    crate::ser::packb_compat(
-        py,
-        obj,
-        (default, user_default.filter(|d| !d.is_none())),
-        option | crate::opt::COMPAT_PACK,
-        !use_bin_type,
-        use_single_float,
+    let legacies = pack::Legacies {
+        old_spec: !use_bin_type,
+        single_float: use_single_float,
         unicode_errors,
-        start,
-    )
+    };
+    let defaults = (default, user_default.filter(|d| !d.is_none()));
+    pack::packb(py, obj, defaults, option, legacies, start)
 }
 
 /// Registers `fastmsgpack.compat`'s `ExtType`, a named tuple class, so that `packb` hands its
@@ -112,6 +107,5 @@ pub fn _packb_compat<'py>(
 #[pyfunction]
 #[pyo3(signature = (cls, timestamp, /))]
 pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>, timestamp: &Bound<'_, PyType>) {
-    crate::ffi::set_compat_ext_type(cls.clone().unbind());
-    crate::ffi::set_compat_timestamp_type(timestamp.clone().unbind());
+    compat::set(cls.clone().unbind(), timestamp.clone().unbind());
 }

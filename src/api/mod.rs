@@ -1,0 +1,95 @@
+//! The Python face: everything Python calls, and only that. Each entry point reads its
+//! arguments once into a request ([`request`]: one per direction) and hands it to the engine
+//! below (`ser/`, `de/`, `view/`).
+//!
+//! This file is the module definition (`_fastmsgpack` below): every function, class and
+//! constant Python sees is added there, and nowhere else. (`snapshot/` still defines its own
+//! functions, which it adds there.)
+
+pub mod compat;
+mod decoder;
+mod frames;
+mod json;
+mod pack;
+mod packer;
+pub mod request;
+mod unpack;
+mod unpacker;
+mod view;
+
+use pyo3::prelude::*;
+
+use crate::exc::{MsgpackDecodeError, MsgpackEncodeError};
+use crate::{de, error, exc, ext, ffi, fragment, opt, registry, snapshot};
+
+// Safe without the GIL: on free-threaded builds the walks own what they read from containers
+// other threads can change (src/ffi/sync.rs), and shared caches are locked or per thread
+// (doc/threads.md). A free-threaded interpreter keeps the GIL off when it imports this module.
+#[pymodule(gil_used = false)]
+fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    ffi::verify_text_layout(py)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
+    m.add_function(wrap_pyfunction!(pack::pack, m)?)?;
+    m.add_function(wrap_pyfunction!(frames::packb_frames, m)?)?;
+    m.add("BUFFER_EXT_TYPE", fastmsgpack_core::buffer_ref::TAG)?;
+    m.add(
+        "DEFAULT_BUFFER_THRESHOLD",
+        fastmsgpack_core::buffer_ref::DEFAULT_THRESHOLD,
+    )?;
+    m.add("unpackb", unpack::UNPACKB.function(py, &m.name()?)?)?;
+    m.add_function(wrap_pyfunction!(unpack::unpack, m)?)?;
+    m.add_function(wrap_pyfunction!(json::json_dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(json::json_from_msgpack, m)?)?;
+    m.add_function(wrap_pyfunction!(json::_json_from_msgpack_at, m)?)?;
+    m.add("JSONEncodeError", py.get_type::<exc::JSONEncodeError>())?;
+    m.add_class::<ext::Ext>()?;
+    m.add_class::<fragment::Fragment>()?;
+    m.add_class::<packer::Packer>()?;
+    m.add_class::<registry::Registry>()?;
+    m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
+    m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
+    m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
+    m.add("ValidationError", py.get_type::<exc::ValidationError>())?;
+    exc::add_data_defaults(py)?;
+    m.add_class::<de::typed::plan::TypePlan>()?;
+    m.add_function(wrap_pyfunction!(_plan_cache_size, m)?)?;
+    m.add("_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
+    m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
+    m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
+    m.add_class::<unpacker::Unpacker>()?;
+    m.add_class::<unpacker::AsyncObjects>()?;
+    unpacker::install_aio(py);
+    m.add_class::<decoder::Decoder>()?;
+    m.add_class::<crate::compat::decode::options::CompatOptions>()?;
+    m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
+    m.add_class::<crate::view::MapView>()?;
+    m.add_class::<crate::view::ArrayView>()?;
+    m.add_function(wrap_pyfunction!(view::_view, m)?)?;
+    snapshot::add(m)?;
+    #[cfg(feature = "walk-probe")]
+    m.add_function(wrap_pyfunction!(pack::_walk, m)?)?;
+    #[cfg(feature = "walk-probe")]
+    m.add_class::<crate::ser::native_probe::NativeRoute>()?;
+    for (name, bit) in opt::ALL {
+        m.add(*name, *bit)?;
+    }
+    // The option list for the Python side: `fastmsgpack.__all__`, the stubs and the docs' tables
+    // are made from it (scripts/options.py) and tested against it.
+    m.add("_OPTIONS", opt::ALL.to_vec())?;
+    m.add("_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
+    m.add(
+        "_ENCODE_KINDS",
+        error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),
+    )?;
+    Ok(())
+}
+
+/// How many plans the cache of `unpackb(data, type=T)` holds, for tests.
+#[pyfunction]
+fn _plan_cache_size(py: Python<'_>) -> usize {
+    de::typed::cache::plan_cache_size(py)
+}
