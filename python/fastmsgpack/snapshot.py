@@ -31,6 +31,7 @@ from fastmsgpack._fastmsgpack import (
     _snapshot_info,
     _snapshot_load,
     _snapshot_loads,
+    _snapshot_remove_stale,
     _snapshot_save,
     packb,
     unpackb,
@@ -49,6 +50,7 @@ __all__ = [
     "load",
     "loads",
     "read_records",
+    "remove_stale",
     "save",
     "view",
 ]
@@ -108,6 +110,14 @@ def save(
     header = _meta(meta)
     data = packb(obj, default, option, registry=registry)
     _snapshot_save(os.fspath(path), data, codec, zlevel, threads, header)
+
+
+def remove_stale(directory: str | os.PathLike[str] = ".") -> list[str]:
+    """Remove the temporary files that saves killed before they finished left in
+    ``directory`` (of any snapshot), and return their paths. A running save's temporary file is
+    never touched: each save holds a lock on its own until it is done. ``save`` already does
+    this for the snapshot it writes, after writing it."""
+    return _snapshot_remove_stale(os.fspath(directory))
 
 
 def dumps(

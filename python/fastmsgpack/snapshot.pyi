@@ -18,6 +18,7 @@ __all__ = [
     "load",
     "loads",
     "read_records",
+    "remove_stale",
     "save",
     "view",
 ]
@@ -66,6 +67,7 @@ def frame(
     meta: dict[Any, Any] | None = None,
 ) -> bytes: ...
 def info(path: _Path) -> dict[str, Any]: ...
+def remove_stale(directory: _Path = ".") -> list[str]: ...
 def load(
     path: _Path,
     *,

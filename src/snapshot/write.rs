@@ -5,11 +5,10 @@
 //! a crash leaves the old file or the new one under the path, never a part of one. Any failure
 //! before the rename removes the temporary file and leaves the old file as it was.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use fastmsgpack_core::snapshot::{self as format, Codec};
 use pyo3::prelude::*;
@@ -18,6 +17,7 @@ use pyo3::types::PyBytes;
 use super::codec::{compress_into, Settings};
 use super::error::os_error;
 use super::send::Shared;
+use super::temp;
 use crate::ffi::InputBuffer;
 
 /// The size of the buffer between the compressor and the file.
@@ -108,10 +108,8 @@ pub fn _snapshot_save(
     result.map_err(|(err, at)| os_error(&err, &at))
 }
 
-/// A counter that makes each temporary name of this process new.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// The durable write: the error, and the path it concerns, if any step fails.
+/// The durable write: the error, and the path it concerns, if any step fails. Once the new
+/// snapshot is in place, the temporary files that dead saves of the same path left are removed.
 fn save(
     path: &Path,
     data: &[u8],
@@ -125,42 +123,26 @@ fn save(
     let name = path
         .file_name()
         .ok_or_else(|| (io::Error::from_raw_os_error(21), path.to_path_buf()))?;
-    let (file, temp) = create_temp(&dir, name).map_err(|e| (e, dir.clone()))?;
-    let written = write_file(file, data, meta, settings);
-    let renamed = written.and_then(|()| std::fs::rename(&temp, path));
+    let temp = temp::create(&dir, name).map_err(|e| (e, dir.clone()))?;
+    let written = write_file(&temp.file, data, meta, settings);
+    let renamed = written.and_then(|()| std::fs::rename(&temp.path, path));
     if let Err(err) = renamed {
-        // The temporary file is ours: removing it leaves the directory as it was.
-        let _ = std::fs::remove_file(&temp);
+        // The temporary file is ours (and locked): removing it leaves the directory as it was.
+        let _ = std::fs::remove_file(&temp.path);
         return Err((err, path.to_path_buf()));
     }
+    // Renamed: our lock is no longer needed by anyone.
+    drop(temp);
     File::open(&dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| (e, dir))
-}
-
-/// Creates a new temporary file next to the snapshot, named after it.
-fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(File, PathBuf)> {
-    let pid = std::process::id();
-    loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(name);
-        temp_name.push(format!(".{pid}-{n}-{nanos:08x}.tmp"));
-        let temp = dir.join(temp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((file, temp)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
+        .map_err(|e| (e, dir.clone()))?;
+    // Best effort: a failure to list the directory or to remove a file fails no save.
+    let _ = temp::remove_stale(&dir, Some(name));
+    Ok(())
 }
 
 /// Writes the snapshot into the temporary file and `fsync`s it.
-fn write_file(file: File, data: &[u8], meta: &[u8], settings: Settings) -> io::Result<()> {
+fn write_file(file: &File, data: &[u8], meta: &[u8], settings: Settings) -> io::Result<()> {
     let out = BufWriter::with_capacity(WRITE_BUFFER, file);
     let out = write_snapshot(out, data, meta, settings, |mut out, header, prefix| {
         out.flush()?;
@@ -171,6 +153,19 @@ fn write_file(file: File, data: &[u8], meta: &[u8], settings: Settings) -> io::R
     })?;
     let file = out.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()
+}
+
+/// `_snapshot_remove_stale(directory)`: removes the temporary files that saves no longer
+/// running left in `directory`, and returns their paths.
+#[pyfunction]
+pub fn _snapshot_remove_stale(
+    py: Python<'_>,
+    directory: PathBuf,
+) -> PyResult<Vec<std::ffi::OsString>> {
+    let removed = py
+        .detach(|| temp::remove_stale(&directory, None))
+        .map_err(|e| os_error(&e, &directory))?;
+    Ok(removed.into_iter().map(PathBuf::into_os_string).collect())
 }
 
 /// `_snapshot_dumps(data, codec, level, threads, meta)`: the snapshot of the packed `data`, as
