@@ -46,6 +46,7 @@ def save(
     default: Any = None,
     registry: Any = None,
     meta: dict[Any, Any] | None = None,
+    index: bool | None = None,
 ) -> None: ...
 def dumps(
     obj: Any,
@@ -65,6 +66,7 @@ def frame(
     level: int | None = None,
     threads: int = 0,
     meta: dict[Any, Any] | None = None,
+    index: bool = False,
 ) -> bytes: ...
 def info(path: _Path) -> dict[str, Any]: ...
 def remove_stale(directory: _Path = ".") -> list[str]: ...

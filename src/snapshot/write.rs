@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use fastmsgpack_core::snapshot::{self as format, Codec};
+use fastmsgpack_core::snapshot::{self as format, index, Codec};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -23,7 +23,8 @@ use crate::ffi::InputBuffer;
 /// The size of the buffer between the compressor and the file.
 const WRITE_BUFFER: usize = 1 << 20;
 
-/// Reads `codec`, `level` and `threads` as given by `fastmsgpack.snapshot`.
+/// Reads `codec`, `level` and `threads` as given by `fastmsgpack.snapshot` (no index: the
+/// caller decides).
 fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
     let codec = match codec {
         "none" => Codec::None,
@@ -39,6 +40,7 @@ fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
         codec,
         level,
         threads,
+        index: false,
     })
 }
 
@@ -63,15 +65,22 @@ fn write_snapshot<W: Write>(
     settings: Settings,
     rewrite: impl FnOnce(W, &[u8], &[u8]) -> io::Result<W>,
 ) -> io::Result<W> {
-    let (mut header, slots) = format::header_bytes(settings.codec, meta);
     let size = data.len() as u64;
     if settings.codec == Codec::None {
-        format::seal(&mut header, slots, size, size, format::checksum_of(data));
+        // A payload that is not one whole object (`frame` of bytes given) gets no index.
+        let index = settings.index.then(|| index::build(data)).flatten();
+        let (mut header, slots) = format::header_bytes(settings.codec, meta, index.is_some());
+        let checksum = format::checksum_of(data);
+        format::seal(&mut header, slots, size, size, checksum);
         let mut out = out;
         out.write_all(&header)?;
         out.write_all(data)?;
+        if let Some(index) = index {
+            out.write_all(&index.encode(checksum))?;
+        }
         return Ok(out);
     }
+    let (mut header, slots) = format::header_bytes(settings.codec, meta, false);
     let mut out = out;
     out.write_all(&header)?;
     out.write_all(&[0xc6, 0, 0, 0, 0])?;
@@ -85,10 +94,13 @@ fn write_snapshot<W: Write>(
     rewrite(out, &header, &prefix)
 }
 
-/// `_snapshot_save(path, data, codec, level, threads, meta)`: writes the packed `data` as a
-/// snapshot at `path`, durably.
+/// `_snapshot_save(path, data, codec, level, threads, meta, index)`: writes the packed `data`
+/// as a snapshot at `path`, durably; uncompressed, with an offset index if `index` is true, or
+/// if it is None and the payload is large enough for one to pay (`index::PAYLOAD_MIN`) and
+/// within the 4 GiB a view's tables reach.
 #[pyfunction]
-#[pyo3(signature = (path, data, codec, level, threads, meta))]
+#[pyo3(signature = (path, data, codec, level, threads, meta, index=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn _snapshot_save(
     py: Python<'_>,
     path: PathBuf,
@@ -97,9 +109,13 @@ pub fn _snapshot_save(
     level: i32,
     threads: u32,
     meta: &Bound<'_, PyBytes>,
+    index: Option<bool>,
 ) -> PyResult<()> {
-    let settings = settings(codec, level, threads)?;
+    let mut settings = settings(codec, level, threads)?;
     let data = input(data)?;
+    let len = data.as_slice().len();
+    let pays = (index::PAYLOAD_MIN..=u32::MAX as usize).contains(&len);
+    settings.index = settings.codec == Codec::None && index.unwrap_or(pays);
     // SAFETY: `data` and `meta` (an export, and a `bytes` object, borrowed for this call)
     // outlive the detached call below, and neither can change: the export is read-only.
     let (shared, meta) = unsafe { (Shared::new(data.as_slice()), Shared::new(meta.as_bytes())) };
@@ -168,10 +184,11 @@ pub fn _snapshot_remove_stale(
     Ok(removed.into_iter().map(PathBuf::into_os_string).collect())
 }
 
-/// `_snapshot_dumps(data, codec, level, threads, meta)`: the snapshot of the packed `data`, as
-/// bytes.
+/// `_snapshot_dumps(data, codec, level, threads, meta, index=False)`: the snapshot of the
+/// packed `data`, as bytes (uncompressed, with an offset index if `index`, when `data` is one
+/// whole object).
 #[pyfunction]
-#[pyo3(signature = (data, codec, level, threads, meta))]
+#[pyo3(signature = (data, codec, level, threads, meta, index=false))]
 pub fn _snapshot_dumps<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -179,8 +196,10 @@ pub fn _snapshot_dumps<'py>(
     level: i32,
     threads: u32,
     meta: &Bound<'py, PyBytes>,
+    index: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let settings = settings(codec, level, threads)?;
+    let mut settings = settings(codec, level, threads)?;
+    settings.index = settings.codec == Codec::None && index;
     let data = input(data)?;
     // SAFETY: as in `_snapshot_save`: both outlive the detached call and cannot change.
     let (shared, meta) = unsafe { (Shared::new(data.as_slice()), Shared::new(meta.as_bytes())) };

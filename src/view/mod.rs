@@ -14,6 +14,7 @@ mod map;
 mod scan;
 mod typed;
 
+use fastmsgpack_core::snapshot::index::Index;
 use pyo3::prelude::*;
 use pyo3::{IntoPyObjectExt, PyTraverseError, PyVisit};
 
@@ -186,6 +187,52 @@ pub fn _view<'py>(
     dec_hook: Option<&Bound<'py, PyAny>>,
     validate: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    view_of(py, data, option, ext_hook, r#type, dec_hook, validate, None)
+}
+
+/// A snapshot's offset index, parsed and checked against its payload
+/// (`fastmsgpack_core::snapshot::index`), for `_view_indexed`.
+#[pyclass(module = "fastmsgpack", frozen)]
+pub struct SnapshotIndex(pub Index);
+
+/// `_view_indexed(data, index, option=None, ext_hook=None, type=None, dec_hook=None)`: the view
+/// `View(data, validate=False)` gives, reading the large containers and long arrays through the
+/// snapshot's `index` of `data` (`snapshot.view`).
+#[pyfunction]
+#[pyo3(signature = (data, index, /, *, option=None, ext_hook=None, r#type=None, dec_hook=None))]
+pub fn _view_indexed<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    index: &Bound<'py, SnapshotIndex>,
+    option: Option<&Bound<'py, PyAny>>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    r#type: Option<&Bound<'py, PyAny>>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let index = &index.get().0;
+    view_of(
+        py,
+        data,
+        option,
+        ext_hook,
+        r#type,
+        dec_hook,
+        false,
+        Some(index),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn view_of<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    option: Option<&Bound<'py, PyAny>>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    r#type: Option<&Bound<'py, PyAny>>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
+    validate: bool,
+    index: Option<&Index>,
+) -> PyResult<Bound<'py, PyAny>> {
     // Bins are bytes: a memoryview into the view's input (OPT_BIN_MEMORYVIEW) is not offered.
     let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
     let opts: Opt = opt::parse_for_reading(option, mask, "View")?;
@@ -199,7 +246,7 @@ pub fn _view<'py>(
     let tp = r#type.filter(|t| !t.is_none());
     let handle = Py::new(
         py,
-        Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?,
+        Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate, index)?,
     )?;
     let doc = handle.get();
     let bytes = doc.data();
