@@ -54,7 +54,9 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(built) = index::build(data) {
         accepted(&built, size);
-        built.check_against(data, 0).expect("a built index fits its payload");
+        built
+            .check_against(data, 0)
+            .expect("a built index fits its payload");
         let parsed = index::parse(&built.encode(3), 0, size, 3).expect("a built index parses");
         assert_eq!(parsed, built);
     }
@@ -83,7 +85,11 @@ fn accepted(found: &Index, size: u64) {
         assert!(start < end && end <= size);
     }
     for marks in &found.arrays {
-        let span = found.spans.iter().find(|s| s.0 == marks.start).expect("a span");
+        let span = found
+            .spans
+            .iter()
+            .find(|s| s.0 == marks.start)
+            .expect("a span");
         assert!(marks.stride > 0 && !marks.items.is_empty());
         let mut last = marks.start;
         for &item in &marks.items {
