@@ -57,7 +57,8 @@ named by Finding.check:
   value of the same type (scripts/fuzz_exact.py).
 - "snapshot": the input read as a snapshot (whole, and after the fixed magic and version) and as
   the frames of a record file gives a value or a SnapshotError of a known kind, and the input
-  framed by snapshot.frame (stored and zstd) loads as unpackb reads it (scripts/fuzz_snapshot.py).
+  framed by snapshot.frame (stored, stored with an offset index, and zstd) loads, and views
+  through the index, as unpackb reads it; a damaged index is refused (scripts/fuzz_snapshot.py).
 - "configs": the registry (nested registered codes, in every decoder, typed included, and with
   OPT_EXACT under header bit 7), OPT_BIN_MEMORYVIEW, and fastmsgpack.compat's options against
   msgpack-python (scripts/fuzz_configs.py says what exactly).

@@ -237,3 +237,109 @@ def test_two_savers_and_a_loader_on_one_path(tmp_path: Path) -> None:
     final = load(tmp_path / "plan.snap")
     assert final["gen"] in (1049, 2049)
     assert temps(tmp_path) == []
+
+
+def test_a_later_save_removes_the_temporary_file_of_a_killed_save(tmp_path: Path) -> None:
+    # A saver killed with SIGKILL while writing leaves its temporary file; the next save of the
+    # same path removes it (its lock died with the saver), and so does remove_stale.
+    result = run(
+        tmp_path,
+        """
+        from fastmsgpack.snapshot import remove_stale
+        path = "plan.snap"
+        save(path, make(0))
+        def temps():
+            return sorted(n for n in os.listdir(".") if n.endswith(".tmp"))
+        # Killed inside a save: zstd at level 19 on this object takes far longer than the wait.
+        pid = os.fork()
+        if pid == 0:
+            save(path, make(1, 400_000), compress="zstd", level=19)
+            os._exit(0)
+        for _ in range(2000):
+            if temps():
+                break
+            time.sleep(0.005)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        left = temps()
+        # Another snapshot's stale temporary file in the same directory, and files that only
+        # look alike, which no cleaner may touch.
+        pid = os.fork()
+        if pid == 0:
+            save("other.snap", make(2, 400_000), compress="zstd", level=19)
+            os._exit(0)
+        while not [n for n in temps() if n.startswith(".other.snap.")]:
+            time.sleep(0.005)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        for name in (".plan.snap.notes.tmp", "plan.snap.1-2-0badcafe.tmp", ".plan.snap.1-2-3.tmp"):
+            open(name, "w").close()
+        save(path, make(3))
+        after_save = temps()
+        removed = sorted(os.path.basename(p) for p in remove_stale("."))
+        print(json.dumps({"left": left, "after_save": after_save, "removed": removed,
+                          "after": temps(), "gen": check(load(path))}))
+        """,
+    )
+    left = result["left"]
+    assert isinstance(left, list) and len(left) == 1 and left[0].startswith(".plan.snap.")
+    lookalikes = [".plan.snap.1-2-3.tmp", ".plan.snap.notes.tmp", "plan.snap.1-2-0badcafe.tmp"]
+    after_save = result["after_save"]
+    assert isinstance(after_save, list) and left[0] not in after_save
+    other = [n for n in after_save if n.startswith(".other.snap.")]
+    assert len(other) == 1 and sorted(set(after_save) - set(other)) == lookalikes, after_save
+    assert result["removed"] == other
+    assert result["after"] == lookalikes
+    assert result["gen"] == 3
+
+
+def test_cleaning_never_touches_a_running_save(tmp_path: Path) -> None:
+    # Two savers run at once: one in a long compressed save of the path, the other saving the
+    # same path over and over (each save cleans) while remove_stale runs too; the long save's
+    # temporary file is never removed, and it finishes and is loaded back. (A cleaner may take a
+    # file in the moment between its creation and its save's lock, and remove it: that save then
+    # finds its file gone and makes another, so every fast save still succeeds.)
+    result = run(
+        tmp_path,
+        """
+        from fastmsgpack.snapshot import remove_stale
+        path = "plan.snap"
+        save(path, make(0))
+        def temps():
+            return sorted(n for n in os.listdir(".") if n.endswith(".tmp"))
+        slow = os.fork()
+        if slow == 0:
+            save(path, make(1, 150_000), compress="zstd", level=19)
+            os._exit(0)
+        while not temps():
+            time.sleep(0.002)
+        live = temps()
+        fast = os.fork()
+        if fast == 0:
+            for i in range(40):
+                save(path, make(100 + i, 1_000))
+            os._exit(0)
+        cleaned, checks = [], 0
+        while True:
+            done, slow_status = os.waitpid(slow, os.WNOHANG)
+            if done:
+                break
+            cleaned += remove_stale(".")
+            checks += 1
+            time.sleep(0.002)
+        _, status = os.waitpid(fast, 0)
+        print(json.dumps({"live": live, "cleaned": cleaned, "checks": checks,
+                          "slow": slow_status, "fast": status, "after": temps(),
+                          "gen": check(load(path))}))
+        """,
+    )
+    live = result["live"]
+    assert isinstance(live, list) and len(live) == 1
+    cleaned = result["cleaned"]
+    assert isinstance(cleaned, list) and live[0] not in [os.path.basename(p) for p in cleaned]
+    # Both savers succeeded: a save whose temporary file was removed could not rename it.
+    assert result["slow"] == 0 and result["fast"] == 0
+    assert isinstance(result["checks"], int) and result["checks"] > 5
+    assert result["after"] == []
+    # The slow save finished after the fast saver's first saves: its object, or a later one.
+    assert result["gen"] == 1 or 100 <= result["gen"] < 140  # type: ignore[operator]

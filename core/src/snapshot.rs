@@ -14,12 +14,15 @@
 //! ```
 //!
 //! Then the payload: the document itself for codec "none" (`stored_size == size`), else a
-//! `bin 32` holding the compressed frame (`stored_size` bytes). The checks run in an order that
+//! `bin 32` holding the compressed frame (`stored_size` bytes). Version 2 is version 1 with an
+//! offset index after the payload ([`index`]); version 1 ends with the payload. The checks run in an order that
 //! names the fault: the magic, the version, the header's checksum, the codec, the lengths
 //! against the file's, and the payload's checksum last (by the caller, which holds the bytes).
 
 use crate::reader::Reader;
 use crate::skip::skip_value;
+
+pub mod index;
 
 /// The first bytes of every snapshot.
 pub const MAGIC: &[u8; 22] = b"\x88\xabfastmsgpack\xa8snapshot";
@@ -27,8 +30,11 @@ pub const MAGIC: &[u8; 22] = b"\x88\xabfastmsgpack\xa8snapshot";
 const VERSION_KEY: &[u8; 8] = b"\xa7version";
 /// Where the version byte is.
 pub const VERSION_OFFSET: usize = 30;
-/// The format version this code writes and reads (and every older one it reads).
-pub const VERSION: u8 = 1;
+/// The newest format version this code writes and reads (it reads every older one too): 2,
+/// written for snapshots with an index; the others are written as version 1.
+pub const VERSION: u8 = 2;
+/// The version of a snapshot without an index.
+pub const VERSION_PLAIN: u8 = 1;
 /// The largest ratio of uncompressed to compressed length either codec can reach (zstd's
 /// run-length blocks; lz4's is lower): a header claiming more is refused before allocating.
 pub const MAX_RATIO: u64 = 1 << 15;
@@ -118,6 +124,8 @@ pub struct Header {
     pub meta: std::ops::Range<usize>,
     /// The header's length: the payload starts here (after the `bin 32` header if compressed).
     pub len: usize,
+    /// The length of the index after the stored bytes (version 2), 0 when there is none.
+    pub index_len: u64,
 }
 
 impl Header {
@@ -126,9 +134,14 @@ impl Header {
         self.len + self.codec.prefix_len()
     }
 
+    /// Where the stored bytes end (and the index starts, if any).
+    pub fn stored_end(&self) -> u64 {
+        self.stored_start() as u64 + self.stored_size
+    }
+
     /// The length of a complete file (or `dumps` value) with this header.
     pub fn total_len(&self) -> u64 {
-        self.stored_start() as u64 + self.stored_size
+        self.stored_end() + self.index_len
     }
 }
 
@@ -143,12 +156,13 @@ pub struct Slots {
 }
 
 /// The header for `codec` and the user's `meta` (a packed map or nil, already checked), with
-/// the lengths and checksums left zero, and where they go.
-pub fn header_bytes(codec: Codec, meta: &[u8]) -> (Vec<u8>, Slots) {
+/// the lengths and checksums left zero, and where they go: of version 2 when an index is to
+/// follow the payload (`indexed`), else 1.
+pub fn header_bytes(codec: Codec, meta: &[u8], indexed: bool) -> (Vec<u8>, Slots) {
     let mut out = Vec::with_capacity(128 + meta.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(VERSION_KEY);
-    out.push(VERSION);
+    out.push(if indexed { VERSION } else { VERSION_PLAIN });
     out.extend_from_slice(b"\xa5codec");
     let name = codec.name().as_bytes();
     out.push(0xa0 | name.len() as u8);
@@ -226,11 +240,11 @@ pub fn parse(data: &[u8], total: u64) -> Result<Header, Refusal> {
     let Some(&version) = data.get(VERSION_OFFSET) else {
         return Err(cut(data.len()));
     };
-    if version != VERSION {
+    if version == 0 || version > VERSION {
         let reason = if (VERSION..0x80).contains(&version) {
             format!(
                 "snapshot format version {version} is newer than this fastmsgpack reads \
-                 (1 and older): upgrade fastmsgpack to read it"
+                 ({VERSION} and older): upgrade fastmsgpack to read it"
             )
         } else {
             format!("unknown snapshot format version byte 0x{version:02x}")
@@ -273,6 +287,7 @@ pub fn parse(data: &[u8], total: u64) -> Result<Header, Refusal> {
         checksum: fields.checksum,
         meta: fields.meta,
         len: header_len,
+        index_len: 0,
     };
     let consistent = match codec {
         Codec::None => header.size == header.stored_size,
@@ -285,7 +300,13 @@ pub fn parse(data: &[u8], total: u64) -> Result<Header, Refusal> {
             "the snapshot header's lengths are inconsistent",
         ));
     }
-    let want = header.total_len();
+    let mut header = header;
+    let mut want = header.total_len();
+    if version >= 2 {
+        // The index follows: its own layout says where it ends ([`index::parse`]).
+        want += index::MIN_LEN as u64;
+        header.index_len = total.saturating_sub(header.stored_end());
+    }
     if total < want {
         return Err(refuse(
             Fault::Truncated,
@@ -293,7 +314,7 @@ pub fn parse(data: &[u8], total: u64) -> Result<Header, Refusal> {
             format!("the snapshot is truncated: {total} bytes of {want}"),
         ));
     }
-    if total > want {
+    if total > want && version < 2 {
         return Err(refuse(
             Fault::Checksum,
             want as usize,

@@ -153,12 +153,38 @@ from fastmsgpack.snapshot import SnapshotError as SnapshotError
 _RECORD_FILE_HEADER: bytes
 
 def _snapshot_save(
-    path: str, data: Buffer, codec: str, level: int, threads: int, meta: bytes
+    path: str,
+    data: Buffer,
+    codec: str,
+    level: int,
+    threads: int,
+    meta: bytes,
+    index: bool | None = None,
 ) -> None: ...
-def _snapshot_dumps(data: Buffer, codec: str, level: int, threads: int, meta: bytes) -> bytes: ...
+def _snapshot_dumps(
+    data: Buffer, codec: str, level: int, threads: int, meta: bytes, index: bool = False
+) -> bytes: ...
 def _snapshot_load(path: str) -> tuple[dict[str, Any], bytes]: ...
 def _snapshot_loads(data: Buffer) -> tuple[dict[str, Any], bytes | None]: ...
 def _snapshot_info(path: str) -> dict[str, Any]: ...
-def _snapshot_header(data: Buffer, path: str | None, verify: bool) -> dict[str, Any]: ...
+def _snapshot_remove_stale(directory: str) -> list[str]: ...
+def _snapshot_header(
+    data: Buffer, path: str | None, verify: bool
+) -> tuple[dict[str, Any], SnapshotIndex | None]: ...
+
+@final
+class SnapshotIndex:
+    """A snapshot's offset index, parsed and checked (``fastmsgpack.snapshot.view``)."""
+
+def _view_indexed(
+    data: Buffer,
+    index: SnapshotIndex,
+    /,
+    *,
+    option: int | None = None,
+    ext_hook: Any = None,
+    type: Any = None,
+    dec_hook: Any = None,
+) -> Any: ...
 def _record_frame(payload: bytes) -> bytes: ...
 def _record_scan(data: Buffer, path: str | None) -> tuple[list[tuple[int, int]], int, bool]: ...

@@ -31,7 +31,9 @@ from fastmsgpack._fastmsgpack import (
     _snapshot_info,
     _snapshot_load,
     _snapshot_loads,
+    _snapshot_remove_stale,
     _snapshot_save,
+    _view_indexed,
     packb,
     unpackb,
 )
@@ -49,12 +51,14 @@ __all__ = [
     "load",
     "loads",
     "read_records",
+    "remove_stale",
     "save",
     "view",
 ]
 
-#: The snapshot format version this fastmsgpack writes; it reads this one and every older one.
-FORMAT_VERSION = 1
+#: The newest snapshot format version this fastmsgpack writes (2, for a snapshot with an offset
+#: index; one without is written as version 1); it reads this one and every older one.
+FORMAT_VERSION = 2
 
 #: The first bytes of every snapshot (the start of its header map).
 MAGIC = b"\x88\xabfastmsgpack\xa8snapshot"
@@ -95,19 +99,32 @@ def save(
     default: Any = None,
     registry: Any = None,
     meta: dict[Any, Any] | None = None,
+    index: bool | None = None,
 ) -> None:
     """Pack ``obj`` and write it to ``path`` durably, as one snapshot.
 
     ``compress`` is ``"zstd"`` (at ``level``, 3 unless given; ``threads`` worker threads, none by
     default), ``"lz4"`` or ``None`` (the default, which ``view`` maps without reading it whole).
     ``option``, ``default`` and ``registry`` are ``packb``'s. ``meta`` is a dict stored in the
-    header (a schema version, a creation time), which ``info`` reads back. A failed save (an
-    ``OSError``, or ``default`` raising) leaves the old file untouched and no temporary file.
+    header (a schema version, a creation time), which ``info`` reads back. ``index``: whether an
+    uncompressed snapshot carries an offset index for ``view`` (None, the default: when it packs
+    to 1 MiB or more). A failed save (an ``OSError``, or ``default`` raising) leaves the old file
+    untouched and no temporary file.
     """
     codec, zlevel, threads = _settings(compress, level, threads)
+    if index and codec != "none":
+        raise ValueError("index applies to uncompressed snapshots (compress=None) only")
     header = _meta(meta)
     data = packb(obj, default, option, registry=registry)
-    _snapshot_save(os.fspath(path), data, codec, zlevel, threads, header)
+    _snapshot_save(os.fspath(path), data, codec, zlevel, threads, header, index)
+
+
+def remove_stale(directory: str | os.PathLike[str] = ".") -> list[str]:
+    """Remove the temporary files that saves killed before they finished left in
+    ``directory`` (of any snapshot), and return their paths. A running save's temporary file is
+    never touched: each save holds a lock on its own until it is done. ``save`` already does
+    this for the snapshot it writes, after writing it."""
+    return _snapshot_remove_stale(os.fspath(directory))
 
 
 def dumps(
@@ -135,11 +152,16 @@ def frame(
     level: int | None = None,
     threads: int = 0,
     meta: dict[Any, Any] | None = None,
+    index: bool = False,
 ) -> bytes:
     """The snapshot of MessagePack ``data`` already packed (what ``dumps`` makes of the object
-    ``data`` packs), without packing it again: for code that decides by the packed size."""
+    ``data`` packs), without packing it again: for code that decides by the packed size.
+    ``index=True`` (with ``compress=None``) adds the offset index ``save`` writes for ``view``,
+    when ``data`` is one whole MessagePack object."""
     codec, zlevel, threads = _settings(compress, level, threads)
-    return _snapshot_dumps(data, codec, zlevel, threads, _meta(meta))
+    if index and codec != "none":
+        raise ValueError("index applies to uncompressed snapshots (compress=None) only")
+    return _snapshot_dumps(data, codec, zlevel, threads, _meta(meta), index)
 
 
 def _info(raw: dict[str, Any]) -> dict[str, Any]:
@@ -149,8 +171,9 @@ def _info(raw: dict[str, Any]) -> dict[str, Any]:
 
 def info(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The header of the snapshot at ``path``, read alone: ``version``, ``codec``, ``size``
-    (uncompressed), ``stored_size``, ``checksum`` (xxh3-64 of the stored bytes), ``meta`` and
-    ``header_size``. Raises ``SnapshotError`` if the header is damaged."""
+    (uncompressed), ``stored_size``, ``checksum`` (xxh3-64 of the stored bytes), ``meta``,
+    ``header_size`` and ``index_size`` (0 without an index). Raises ``SnapshotError`` if the
+    header is damaged."""
     return _info(_snapshot_info(os.fspath(path)))
 
 
@@ -214,17 +237,24 @@ def view(
     """A ``View`` of the snapshot at ``path``. An uncompressed snapshot is mapped read-only and
     only the pages read are loaded: opening it reads the header alone unless ``verify`` is true,
     which checks the checksum (reading it all) and the document. A compressed one is checked,
-    decompressed once into memory and viewed there. Damaged bytes raise when read, never crash."""
+    decompressed once into memory and viewed there. Damaged bytes raise when read, never crash.
+    A snapshot saved with an offset index (uncompressed, 1 MiB or more) is read through it: a
+    large container is passed over in one step, and an item of a long array is reached from the
+    nearest item the index marks."""
     name = os.fspath(path)
     with open(name, "rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
-            raw = _snapshot_header(b"", name, False)  # raises: truncated
+            _snapshot_header(b"", name, False)  # raises: truncated
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    raw = _snapshot_header(mapped, name, verify)
+    raw, index = _snapshot_header(mapped, name, verify)
     source: Any
     if raw["codec"] == "none":
         start = raw["header_size"]
         source = memoryview(mapped)[start : start + raw["size"]]
+        if index is not None and not verify:
+            return _view_indexed(
+                source, index, option=option, ext_hook=ext_hook, type=type, dec_hook=dec_hook
+            )
     else:
         mapped.close()
         _, source = _snapshot_load(name)

@@ -18,6 +18,7 @@ __all__ = [
     "load",
     "loads",
     "read_records",
+    "remove_stale",
     "save",
     "view",
 ]
@@ -45,6 +46,7 @@ def save(
     default: Any = None,
     registry: Any = None,
     meta: dict[Any, Any] | None = None,
+    index: bool | None = None,
 ) -> None: ...
 def dumps(
     obj: Any,
@@ -64,8 +66,10 @@ def frame(
     level: int | None = None,
     threads: int = 0,
     meta: dict[Any, Any] | None = None,
+    index: bool = False,
 ) -> bytes: ...
 def info(path: _Path) -> dict[str, Any]: ...
+def remove_stale(directory: _Path = ".") -> list[str]: ...
 def load(
     path: _Path,
     *,

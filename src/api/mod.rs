@@ -68,7 +68,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
     m.add_class::<crate::view::MapView>()?;
     m.add_class::<crate::view::ArrayView>()?;
+    m.add_class::<crate::view::SnapshotIndex>()?;
     m.add_function(wrap_pyfunction!(view::_view, m)?)?;
+    m.add_function(wrap_pyfunction!(view::_view_indexed, m)?)?;
     snapshot::add(m)?;
     #[cfg(feature = "walk-probe")]
     m.add_function(wrap_pyfunction!(pack::_walk, m)?)?;

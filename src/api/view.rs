@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 use super::request::{self, UnpackArgs};
 use crate::opt;
+use crate::view::SnapshotIndex;
 
 /// `View(data, option=None, ext_hook=None, type=None, dec_hook=None, validate=True)`: a view of
 /// the one object `data` holds, or that object itself when it is neither a map nor an array.
@@ -29,5 +30,31 @@ pub fn _view<'py>(
         ..UnpackArgs::default()
     };
     let request = request::unpack("View", mask, args)?;
-    crate::view::open(py, data, &request, validate)
+    crate::view::open(py, data, &request, validate, None)
+}
+
+/// `_view_indexed(data, index, option=None, ext_hook=None, type=None, dec_hook=None)`: the view
+/// `View(data, validate=False)` gives, reading the large containers and long arrays through the
+/// snapshot's `index` of `data` (`snapshot.view`).
+#[pyfunction]
+#[pyo3(signature = (data, index, /, *, option=None, ext_hook=None, r#type=None, dec_hook=None))]
+pub fn _view_indexed<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    index: &Bound<'py, SnapshotIndex>,
+    option: Option<&Bound<'py, PyAny>>,
+    ext_hook: Option<&Bound<'py, PyAny>>,
+    r#type: Option<&Bound<'py, PyAny>>,
+    dec_hook: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
+    let args = UnpackArgs {
+        option,
+        ext_hook,
+        tp: r#type,
+        dec_hook,
+        ..UnpackArgs::default()
+    };
+    let request = request::unpack("View", mask, args)?;
+    crate::view::open(py, data, &request, false, Some(&index.get().0))
 }

@@ -12,6 +12,8 @@ pub struct Settings {
     pub level: i32,
     /// zstd's worker threads (0: none, compress on the calling thread).
     pub threads: u32,
+    /// Whether an offset index follows an uncompressed payload (format version 2).
+    pub index: bool,
 }
 
 /// A writer that passes bytes on while counting them and taking their checksum.

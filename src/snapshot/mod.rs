@@ -12,6 +12,7 @@ mod error;
 mod read;
 mod records;
 mod send;
+mod temp;
 mod write;
 
 use pyo3::prelude::*;
@@ -25,6 +26,7 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::add_defaults(py)?;
     m.add_function(wrap_pyfunction!(write::_snapshot_save, m)?)?;
     m.add_function(wrap_pyfunction!(write::_snapshot_dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(write::_snapshot_remove_stale, m)?)?;
     m.add_function(wrap_pyfunction!(read::_snapshot_load, m)?)?;
     m.add_function(wrap_pyfunction!(read::_snapshot_loads, m)?)?;
     m.add_function(wrap_pyfunction!(read::_snapshot_info, m)?)?;

@@ -11,6 +11,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use fastmsgpack_core::snapshot::index::{self, Index};
 use fastmsgpack_core::snapshot::{self as format, Codec, Fault, Header, Refusal};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -19,6 +20,7 @@ use super::codec::decompress_into;
 use super::error::{os_error, refused};
 use super::send::{Fresh, Shared};
 use crate::ffi::InputBuffer;
+use crate::view::SnapshotIndex;
 
 /// How much of a file is read first for its header.
 const FIRST_READ: usize = 64 << 10;
@@ -77,8 +79,45 @@ fn info_dict<'py>(py: Python<'py>, head: &[u8], header: &Header) -> PyResult<Bou
     info.set_item("stored_size", header.stored_size)?;
     info.set_item("checksum", header.checksum)?;
     info.set_item("header_size", header.stored_start())?;
+    info.set_item("index_size", header.index_len)?;
     info.set_item("meta", PyBytes::new(py, &head[header.meta.clone()]))?;
     Ok(info)
+}
+
+/// The index after the stored bytes of the snapshot `bytes` holds (the whole of it), parsed:
+/// `None` for a version 1 snapshot.
+fn index_in(bytes: &[u8], header: &Header) -> Result<Option<Index>, Refusal> {
+    if header.index_len == 0 {
+        return Ok(None);
+    }
+    // Within `bytes`: `parse` checked the lengths against its length.
+    let end = header.stored_end() as usize;
+    index::parse(&bytes[end..], end, header.size, header.checksum).map(Some)
+}
+
+/// The index of the snapshot in an open file with `header`, read and parsed.
+fn read_index(file: &File, header: &Header) -> Result<Option<Index>, Failure> {
+    if header.index_len == 0 {
+        return Ok(None);
+    }
+    // Within the file's length: `parse` checked it (the index runs to the end of the file).
+    let mut bytes = vec![0; header.index_len as usize];
+    let end = header.stored_end();
+    file.read_exact_at(&mut bytes, end)?;
+    Ok(Some(index::parse(
+        &bytes,
+        end as usize,
+        header.size,
+        header.checksum,
+    )?))
+}
+
+/// Checks `index` (if any) against the `payload` of the snapshot with `header`.
+fn check_index(index: Option<&Index>, payload: &[u8], header: &Header) -> Result<(), Refusal> {
+    match index {
+        Some(index) => index.check_against(payload, header.stored_start()),
+        None => Ok(()),
+    }
 }
 
 /// `_snapshot_info(path)`: the header of the snapshot at `path`, read alone.
@@ -142,9 +181,10 @@ pub fn _snapshot_load(
                 stored
             }
         };
-        Ok((file, head, header, stored))
+        let index = read_index(&file, &header)?;
+        Ok((file, head, header, stored, index))
     });
-    let (file, head, header, stored) = first.map_err(fail)?;
+    let (file, head, header, stored, index) = first.map_err(fail)?;
     let (payload, mut memory) = fresh_bytes(py, header.size)?;
     let second = py.detach(|| -> Result<(), Failure> {
         let out = memory.get();
@@ -157,6 +197,7 @@ pub fn _snapshot_load(
                 decompress_into(codec, &stored, out).map_err(|r| undecodable(&header, r))?;
             }
         }
+        check_index(index.as_ref(), out, &header)?;
         Ok(())
     });
     second.map_err(fail)?;
@@ -184,43 +225,83 @@ pub fn _snapshot_loads<'py>(
     let buffer = input(data)?;
     let bytes = buffer.as_slice();
     let header = format::parse(bytes, bytes.len() as u64).map_err(|r| refused(py, &r, None))?;
-    let stored = &bytes[header.stored_start()..];
+    // Within `bytes`: `parse` checked the lengths against its length.
+    let stored = &bytes[header.stored_start()..header.stored_end() as usize];
+    let index = index_in(bytes, &header).map_err(|r| refused(py, &r, None))?;
     // SAFETY: `buffer` (a read-only export or a private copy) outlives the detached calls.
     let shared = unsafe { Shared::new(stored) };
     py.detach(|| format::verify(&header, shared.get()))
         .map_err(|r| refused(py, &r, None))?;
     let info = info_dict(py, bytes, &header)?;
     if header.codec == Codec::None {
+        check_index(index.as_ref(), stored, &header).map_err(|r| refused(py, &r, None))?;
         return Ok((info, None));
     }
     let (payload, mut memory) = fresh_bytes(py, header.size)?;
-    py.detach(|| decompress_into(header.codec, shared.get(), memory.get()))
-        .map_err(|r| refused(py, &undecodable(&header, r), None))?;
+    py.detach(|| {
+        let out = memory.get();
+        decompress_into(header.codec, shared.get(), out).map_err(|r| undecodable(&header, r))?;
+        check_index(index.as_ref(), out, &header)
+    })
+    .map_err(|r| refused(py, &r, None))?;
     drop(buffer);
     Ok((info, Some(payload)))
 }
 
 /// `_snapshot_header(data, path, verify)`: the header of the snapshot held whole in `data` (a
-/// read-only `mmap` of the file at `path`), reading only the pages it lies on; with `verify`,
-/// the payload's checksum is checked too (reading it all).
+/// read-only `mmap` of the file at `path`), reading only the pages it lies on, and its index
+/// (None for a version 1 snapshot or a compressed one), checked against the few payload bytes
+/// it points at; with `verify`, the payload's checksum is checked too (reading it all), and the
+/// index against the index of the payload made again.
 #[pyfunction]
 pub fn _snapshot_header<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     path: Option<PathBuf>,
     verify: bool,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(Bound<'py, PyDict>, Option<Bound<'py, SnapshotIndex>>)> {
     let buffer = input(data)?;
     let bytes = buffer.as_slice();
     let fail = |r: Refusal| refused(py, &r, path.as_deref());
     let header = format::parse(bytes, bytes.len() as u64).map_err(fail)?;
+    // Within `bytes`: `parse` checked the lengths against its length.
+    let stored = &bytes[header.stored_start()..header.stored_end() as usize];
+    let index = match header.codec {
+        Codec::None => index_in(bytes, &header).map_err(fail)?,
+        _ => None,
+    };
+    check_index(index.as_ref(), stored, &header).map_err(fail)?;
     if verify {
         // SAFETY: `buffer` (a read-only export or a private copy) outlives the detached call.
-        let shared = unsafe { Shared::new(&bytes[header.stored_start()..]) };
-        py.detach(|| format::verify(&header, shared.get()))
-            .map_err(fail)?;
+        let shared = unsafe { Shared::new(stored) };
+        py.detach(|| {
+            format::verify(&header, shared.get())?;
+            match &index {
+                Some(index) if index::build(shared.get()).as_ref() != Some(index) => {
+                    Err(index_mismatch(&header))
+                }
+                _ => Ok(()),
+            }
+        })
+        .map_err(fail)?;
     }
     let info = info_dict(py, bytes, &header)?;
     drop(buffer);
-    Ok(info)
+    let index = index
+        .map(|i| Bound::new(py, SnapshotIndex(i)))
+        .transpose()?;
+    Ok((info, index))
+}
+
+/// The refusal of an index that is not the index of its payload (a payload that matched its
+/// checksum).
+#[cold]
+fn index_mismatch(header: &Header) -> Refusal {
+    Refusal {
+        fault: Fault::Checksum,
+        offset: header.stored_end() as usize,
+        reason: "the snapshot's index does not match its payload: the file is corrupted \
+                 (restore it from a copy, or save it again)"
+            .into(),
+    }
 }

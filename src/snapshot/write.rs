@@ -5,25 +5,26 @@
 //! a crash leaves the old file or the new one under the path, never a part of one. Any failure
 //! before the rename removes the temporary file and leaves the old file as it was.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use fastmsgpack_core::snapshot::{self as format, Codec};
+use fastmsgpack_core::snapshot::{self as format, index, Codec};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::codec::{compress_into, Settings};
 use super::error::os_error;
 use super::send::Shared;
+use super::temp;
 use crate::ffi::InputBuffer;
 
 /// The size of the buffer between the compressor and the file.
 const WRITE_BUFFER: usize = 1 << 20;
 
-/// Reads `codec`, `level` and `threads` as given by `fastmsgpack.snapshot`.
+/// Reads `codec`, `level` and `threads` as given by `fastmsgpack.snapshot` (no index: the
+/// caller decides).
 fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
     let codec = match codec {
         "none" => Codec::None,
@@ -39,6 +40,7 @@ fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
         codec,
         level,
         threads,
+        index: false,
     })
 }
 
@@ -63,15 +65,22 @@ fn write_snapshot<W: Write>(
     settings: Settings,
     rewrite: impl FnOnce(W, &[u8], &[u8]) -> io::Result<W>,
 ) -> io::Result<W> {
-    let (mut header, slots) = format::header_bytes(settings.codec, meta);
     let size = data.len() as u64;
     if settings.codec == Codec::None {
-        format::seal(&mut header, slots, size, size, format::checksum_of(data));
+        // A payload that is not one whole object (`frame` of bytes given) gets no index.
+        let index = settings.index.then(|| index::build(data)).flatten();
+        let (mut header, slots) = format::header_bytes(settings.codec, meta, index.is_some());
+        let checksum = format::checksum_of(data);
+        format::seal(&mut header, slots, size, size, checksum);
         let mut out = out;
         out.write_all(&header)?;
         out.write_all(data)?;
+        if let Some(index) = index {
+            out.write_all(&index.encode(checksum))?;
+        }
         return Ok(out);
     }
+    let (mut header, slots) = format::header_bytes(settings.codec, meta, false);
     let mut out = out;
     out.write_all(&header)?;
     out.write_all(&[0xc6, 0, 0, 0, 0])?;
@@ -85,10 +94,13 @@ fn write_snapshot<W: Write>(
     rewrite(out, &header, &prefix)
 }
 
-/// `_snapshot_save(path, data, codec, level, threads, meta)`: writes the packed `data` as a
-/// snapshot at `path`, durably.
+/// `_snapshot_save(path, data, codec, level, threads, meta, index)`: writes the packed `data`
+/// as a snapshot at `path`, durably; uncompressed, with an offset index if `index` is true, or
+/// if it is None and the payload is large enough for one to pay (`index::PAYLOAD_MIN`) and
+/// within the 4 GiB a view's tables reach.
 #[pyfunction]
-#[pyo3(signature = (path, data, codec, level, threads, meta))]
+#[pyo3(signature = (path, data, codec, level, threads, meta, index=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn _snapshot_save(
     py: Python<'_>,
     path: PathBuf,
@@ -97,9 +109,13 @@ pub fn _snapshot_save(
     level: i32,
     threads: u32,
     meta: &Bound<'_, PyBytes>,
+    index: Option<bool>,
 ) -> PyResult<()> {
-    let settings = settings(codec, level, threads)?;
+    let mut settings = settings(codec, level, threads)?;
     let data = input(data)?;
+    let len = data.as_slice().len();
+    let pays = (index::PAYLOAD_MIN..=u32::MAX as usize).contains(&len);
+    settings.index = settings.codec == Codec::None && index.unwrap_or(pays);
     // SAFETY: `data` and `meta` (an export, and a `bytes` object, borrowed for this call)
     // outlive the detached call below, and neither can change: the export is read-only.
     let (shared, meta) = unsafe { (Shared::new(data.as_slice()), Shared::new(meta.as_bytes())) };
@@ -108,10 +124,8 @@ pub fn _snapshot_save(
     result.map_err(|(err, at)| os_error(&err, &at))
 }
 
-/// A counter that makes each temporary name of this process new.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// The durable write: the error, and the path it concerns, if any step fails.
+/// The durable write: the error, and the path it concerns, if any step fails. Once the new
+/// snapshot is in place, the temporary files that dead saves of the same path left are removed.
 fn save(
     path: &Path,
     data: &[u8],
@@ -125,42 +139,26 @@ fn save(
     let name = path
         .file_name()
         .ok_or_else(|| (io::Error::from_raw_os_error(21), path.to_path_buf()))?;
-    let (file, temp) = create_temp(&dir, name).map_err(|e| (e, dir.clone()))?;
-    let written = write_file(file, data, meta, settings);
-    let renamed = written.and_then(|()| std::fs::rename(&temp, path));
+    let temp = temp::create(&dir, name).map_err(|e| (e, dir.clone()))?;
+    let written = write_file(&temp.file, data, meta, settings);
+    let renamed = written.and_then(|()| std::fs::rename(&temp.path, path));
     if let Err(err) = renamed {
-        // The temporary file is ours: removing it leaves the directory as it was.
-        let _ = std::fs::remove_file(&temp);
+        // The temporary file is ours (and locked): removing it leaves the directory as it was.
+        let _ = std::fs::remove_file(&temp.path);
         return Err((err, path.to_path_buf()));
     }
+    // Renamed: our lock is no longer needed by anyone.
+    drop(temp);
     File::open(&dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| (e, dir))
-}
-
-/// Creates a new temporary file next to the snapshot, named after it.
-fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(File, PathBuf)> {
-    let pid = std::process::id();
-    loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(name);
-        temp_name.push(format!(".{pid}-{n}-{nanos:08x}.tmp"));
-        let temp = dir.join(temp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((file, temp)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
+        .map_err(|e| (e, dir.clone()))?;
+    // Best effort: a failure to list the directory or to remove a file fails no save.
+    let _ = temp::remove_stale(&dir, Some(name));
+    Ok(())
 }
 
 /// Writes the snapshot into the temporary file and `fsync`s it.
-fn write_file(file: File, data: &[u8], meta: &[u8], settings: Settings) -> io::Result<()> {
+fn write_file(file: &File, data: &[u8], meta: &[u8], settings: Settings) -> io::Result<()> {
     let out = BufWriter::with_capacity(WRITE_BUFFER, file);
     let out = write_snapshot(out, data, meta, settings, |mut out, header, prefix| {
         out.flush()?;
@@ -173,10 +171,24 @@ fn write_file(file: File, data: &[u8], meta: &[u8], settings: Settings) -> io::R
     file.sync_all()
 }
 
-/// `_snapshot_dumps(data, codec, level, threads, meta)`: the snapshot of the packed `data`, as
-/// bytes.
+/// `_snapshot_remove_stale(directory)`: removes the temporary files that saves no longer
+/// running left in `directory`, and returns their paths.
 #[pyfunction]
-#[pyo3(signature = (data, codec, level, threads, meta))]
+pub fn _snapshot_remove_stale(
+    py: Python<'_>,
+    directory: PathBuf,
+) -> PyResult<Vec<std::ffi::OsString>> {
+    let removed = py
+        .detach(|| temp::remove_stale(&directory, None))
+        .map_err(|e| os_error(&e, &directory))?;
+    Ok(removed.into_iter().map(PathBuf::into_os_string).collect())
+}
+
+/// `_snapshot_dumps(data, codec, level, threads, meta, index=False)`: the snapshot of the
+/// packed `data`, as bytes (uncompressed, with an offset index if `index`, when `data` is one
+/// whole object).
+#[pyfunction]
+#[pyo3(signature = (data, codec, level, threads, meta, index=false))]
 pub fn _snapshot_dumps<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -184,8 +196,10 @@ pub fn _snapshot_dumps<'py>(
     level: i32,
     threads: u32,
     meta: &Bound<'py, PyBytes>,
+    index: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let settings = settings(codec, level, threads)?;
+    let mut settings = settings(codec, level, threads)?;
+    settings.index = settings.codec == Codec::None && index;
     let data = input(data)?;
     // SAFETY: as in `_snapshot_save`: both outlive the detached call and cannot change.
     let (shared, meta) = unsafe { (Shared::new(data.as_slice()), Shared::new(meta.as_bytes())) };

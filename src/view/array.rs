@@ -31,7 +31,7 @@ pub struct ArrayView {
 
 impl ArrayView {
     pub fn new(place: Place) -> ArrayView {
-        let table = Mutex::new(ArrayScan::new(place.doc().input()));
+        let table = Mutex::new(ArrayScan::new(place.doc().input(), &place.header));
         ArrayView {
             place,
             table,
@@ -94,7 +94,7 @@ impl ArrayView {
             let (handle, kids) = (&self.place.doc, &self.kids);
             child_in(py, handle, kids, i, start, depth, node, reading)
         };
-        if !input.spans.is_empty() {
+        if input.checked {
             // Checked at creation: each item is one step from the one before, so the pass keeps
             // its own place, and leaves the table (for reads by index) as it was.
             let mut at = header.first();

@@ -9,7 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::scan::{Input, Spans};
+use fastmsgpack_core::snapshot::index::Index;
+
+use super::scan::{ArrayMarks, Input, Spans};
 use crate::de::typed::plan::TypePlan;
 use crate::de::{self, DeError, Setup};
 use crate::ffi::{InputBuffer, KeptBuffer};
@@ -53,8 +55,13 @@ pub struct Doc {
     pub dec_hook: Option<Py<PyAny>>,
     /// The plan of the type the document is read as (`View(data, type=T)`).
     pub plan: Option<Py<TypePlan>>,
-    /// Where each container starts and ends, when the document was checked at creation.
+    /// Where each container starts and ends, when the document was checked at creation; where
+    /// the large ones do, when a snapshot's index gave them.
     spans: Spans,
+    /// Whether the document was checked at creation.
+    checked: bool,
+    /// The marks of long arrays a snapshot's index gave.
+    marks: Vec<ArrayMarks>,
 }
 
 // SAFETY: `data` points into memory that `source` owns and keeps unchanged (a bytes object, a
@@ -127,7 +134,9 @@ fn through_memoryview(
 
 impl Doc {
     /// The document over `data` (bytes, bytearray, memoryview, mmap or another C-contiguous
-    /// buffer), read with `opts` and `ext_hook`.
+    /// buffer), read with `opts` and `ext_hook`; unchecked, a snapshot's `index` of it (parsed
+    /// and checked against it: its offsets lie within it) says where its large containers are.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
@@ -136,6 +145,7 @@ impl Doc {
         dec_hook: Option<&Bound<'_, PyAny>>,
         tp: Option<&Bound<'_, PyAny>>,
         validate: bool,
+        index: Option<&Index>,
     ) -> PyResult<Doc> {
         let plan = tp.map(|tp| super::typed::plan_of(py, tp)).transpose()?;
         let mut region = None;
@@ -167,10 +177,13 @@ impl Doc {
         };
         let owned = source.owner(py).is_some();
         let (ptr, len) = (bytes.as_ptr(), bytes.len());
-        let spans = if validate {
-            Spans::check(bytes).map_err(DeError::into_pyerr)?
-        } else {
-            Spans::default()
+        let (spans, marks) = match (validate, index.and_then(|i| usable(i, len))) {
+            (true, _) => (
+                Spans::check(bytes).map_err(DeError::into_pyerr)?,
+                Vec::new(),
+            ),
+            (false, Some((spans, marks))) => (spans, marks),
+            (false, None) => (Spans::default(), Vec::new()),
         };
         let setup = Setup::of(py, opts, ext_hook, None)?;
         Ok(Doc {
@@ -182,6 +195,8 @@ impl Doc {
             dec_hook: dec_hook.map(|h| h.clone().unbind()),
             plan,
             spans,
+            checked: validate,
+            marks,
         })
     }
 
@@ -200,6 +215,8 @@ impl Doc {
         Input {
             data: self.data(),
             spans: self.spans.as_slice(),
+            checked: self.checked,
+            marks: &self.marks,
         }
     }
 
@@ -227,6 +244,26 @@ impl Doc {
         de::decode_nested_at(py, self.data(), &self.setup, offset, depth)
             .map_err(DeError::into_pyerr)
     }
+}
+
+/// The spans and marks of `index`, for a document of `len` bytes: `None` when an offset or a
+/// stride does not fit the 32 bits of the view's tables (a document of 4 GiB or more) or lies
+/// outside the document.
+fn usable(index: &Index, len: usize) -> Option<(Spans, Vec<ArrayMarks>)> {
+    let fits = |v: u64| u32::try_from(v).ok().filter(|&v| (v as usize) <= len);
+    if index.spans.iter().any(|&(_, end)| fits(end).is_none()) {
+        return None;
+    }
+    let mut marks = Vec::with_capacity(index.arrays.len());
+    for array in &index.arrays {
+        let items: Option<Box<[u32]>> = array.items.iter().map(|&p| fits(p)).collect();
+        marks.push(ArrayMarks {
+            start: fits(array.start)?,
+            stride: u32::try_from(array.stride).ok()?,
+            items: items?,
+        });
+    }
+    Some((Spans::from_index(&index.spans), marks))
 }
 
 /// Locks a table. A lock is only ever held by plain Rust code that cannot panic half-way

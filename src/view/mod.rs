@@ -14,6 +14,7 @@ mod map;
 mod scan;
 mod typed;
 
+use fastmsgpack_core::snapshot::index::Index;
 use pyo3::prelude::*;
 use pyo3::{IntoPyObjectExt, PyTraverseError, PyVisit};
 
@@ -173,14 +174,21 @@ fn numpy_layout(data: &[u8], header: &Header) -> bool {
     (header.len == 3 || header.len == 5) && token::starts_with_bin8(data, header.body, b"nd")
 }
 
+/// A snapshot's offset index, parsed and checked against its payload
+/// (`fastmsgpack_core::snapshot::index`), for `_view_indexed`.
+#[pyclass(module = "fastmsgpack", frozen)]
+pub struct SnapshotIndex(pub Index);
+
 /// A view of the one object `data` holds, or that object itself when it is neither a map nor an
 /// array, read as `request` asks (`View(data, ...)`; its `buffers` and registry are not
-/// offered). With `validate`, the whole input is checked first.
+/// offered). With `validate`, the whole input is checked first. With a snapshot's `index` of
+/// `data`, large containers and long arrays are reached through it.
 pub fn open<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     request: &crate::de::Request<'_, 'py>,
     validate: bool,
+    index: Option<&Index>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (opts, ext_hook) = (request.opts, request.ext_hook);
     let (tp, dec_hook) = match request.typed {
@@ -189,7 +197,7 @@ pub fn open<'py>(
     };
     let handle = Py::new(
         py,
-        Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate)?,
+        Doc::new(py, data, opts, ext_hook, dec_hook, tp, validate, index)?,
     )?;
     let doc = handle.get();
     let bytes = doc.data();

@@ -3,7 +3,11 @@
 //!
 //! When the document was checked at creation, the check also noted where each container starts
 //! and ends ([`Spans`]), so that passing over a nested container is one look-up instead of a
-//! walk. Without it (`validate=False`) each item is walked with `de::skip`.
+//! walk. Without it (`validate=False`) each item is walked with `de::skip`, except where a
+//! snapshot's index ([`fastmsgpack_core::snapshot::index`]) gave the spans of the large
+//! containers and the starts of every so many items of the long arrays ([`ArrayMarks`]): a
+//! view of such a snapshot passes over a large container in one look-up, and reaches an item
+//! of a long array from the mark before it.
 //!
 //! Everything here is plain Rust over the input bytes (no Python object, no call into Python),
 //! so a table's lock is never held while Python code runs. Every read is bounds-checked by the
@@ -95,13 +99,44 @@ impl Spans {
     pub fn as_slice(&self) -> &[Span] {
         &self.spans
     }
+
+    /// The spans a snapshot's index gives (`(start, end)`, ordered by start and nested, each
+    /// end within 32 bits: checked by the index's parser and the document's maker).
+    pub fn from_index(spans: &[(u64, u64)]) -> Spans {
+        let spans = spans
+            .iter()
+            .map(|&(start, end)| Span {
+                start: start as u32,
+                end: end as u32,
+                // The first span after this one's nested ones: the first that starts at or
+                // after its end.
+                after: spans.partition_point(|s| s.0 < end) as u32,
+            })
+            .collect();
+        Spans { spans }
+    }
 }
 
-/// The bytes being read, with the spans of their containers when they were checked.
+/// The starts of every `stride`th item of a long array, from a snapshot's index.
+pub struct ArrayMarks {
+    /// Where the array's header starts.
+    pub start: u32,
+    pub stride: u32,
+    /// Where items `stride`, `2 * stride`, ... start.
+    pub items: Box<[u32]>,
+}
+
+/// The bytes being read, with the spans of their containers when they were checked (every
+/// container's), or as a snapshot's index gave them (the large ones'), and the marks of long
+/// arrays the index gave.
 #[derive(Clone, Copy)]
 pub struct Input<'a> {
     pub data: &'a [u8],
     pub spans: &'a [Span],
+    /// Whether the document was checked at creation (then `spans` holds every container).
+    pub checked: bool,
+    /// Ordered by the arrays' starts.
+    pub marks: &'a [ArrayMarks],
 }
 
 /// No span is known for the item (not checked, or the spans did not match).
@@ -131,7 +166,24 @@ impl Input<'_> {
                 return Ok((end_of(self.data, pos, depth + 1)?, span));
             }
         }
-        Ok((end_of(self.data, pos, depth + 1)?, NO_SPAN))
+        let end = end_of(self.data, pos, depth + 1)?;
+        if self.checked {
+            return Ok((end, NO_SPAN));
+        }
+        // An index's spans hold only the large containers: this one was not, and the next
+        // span is found again past it.
+        Ok((end, self.cursor(end)))
+    }
+
+    /// The index of the first span at or after `pos`.
+    fn cursor(&self, pos: usize) -> usize {
+        self.spans.partition_point(|s| (s.start as usize) < pos)
+    }
+
+    /// The marks the index gave for the array whose header is at `start`.
+    fn marks_of(&self, start: usize) -> Option<&ArrayMarks> {
+        let i = self.marks.partition_point(|m| (m.start as usize) < start);
+        self.marks.get(i).filter(|m| m.start as usize == start)
     }
 
     /// Where the item after the one at `at` starts, in a container at `depth`.
@@ -232,9 +284,9 @@ pub struct At {
 /// item is ever walked twice. The first item's start is the header's end, and is not kept: an
 /// array of a checked document of up to [`STRIDE`] items keeps nothing.
 pub struct ArrayScan {
-    /// Where items `stride, 2 * stride, ...` start, as far as found.
+    /// Where items `stride, 2 * stride, ...` start, as far as found (or as the index gave).
     marks: Vec<At>,
-    /// Every how many items a start is kept (1 or [`STRIDE`]).
+    /// Every how many items a start is kept (1, [`STRIDE`], or the index's stride).
     stride: usize,
     /// The furthest item found, and where it starts.
     last: Option<(usize, At)>,
@@ -246,10 +298,25 @@ pub struct ArrayScan {
 const STRIDE: usize = 16;
 
 impl ArrayScan {
-    pub fn new(input: Input<'_>) -> ArrayScan {
+    pub fn new(input: Input<'_>, header: &Header) -> ArrayScan {
+        if let Some(given) = input.marks_of(header.start) {
+            let marks = given.items.iter().map(|&pos| {
+                let pos = pos as usize;
+                At {
+                    pos,
+                    span: input.cursor(pos),
+                }
+            });
+            return ArrayScan {
+                marks: marks.collect(),
+                stride: given.stride as usize,
+                last: None,
+                end: None,
+            };
+        }
         ArrayScan {
             marks: Vec::new(),
-            stride: if input.spans.is_empty() { 1 } else { STRIDE },
+            stride: if input.checked { STRIDE } else { 1 },
             last: None,
             end: None,
         }
@@ -268,22 +335,24 @@ impl ArrayScan {
         if i >= header.len {
             return Err(DeError::input(Kind::Empty, header.start));
         }
-        let (mut at, mut k) = match self.last {
-            Some((k, at)) if k <= i => (at, k),
-            Some(_) => match self.mark(header, i / self.stride) {
-                Some(at) => (at, i / self.stride * self.stride),
-                None => return Err(DeError::input(Kind::Empty, header.start)),
-            },
-            None => (header.first(), 0),
+        // From the furthest item found, or the mark before `i`, whichever is nearer.
+        // (Marks are found in order: the nearest one found is at most the last.)
+        let j = (i / self.stride).min(self.marks.len());
+        let from_mark = self.mark(header, j).map(|at| (j * self.stride, at));
+        let from_last = self.last.filter(|&(k, _)| k <= i);
+        let (mut k, mut at) = match (from_last, from_mark) {
+            (Some(last), Some(mark)) if last.0 >= mark.0 => last,
+            (_, Some(mark)) => mark,
+            (Some(last), None) => last,
+            (None, None) => return Err(DeError::input(Kind::Empty, header.start)),
         };
-        let known = self.last.map_or(0, |(last, _)| last);
         while k < i {
             at = input.next(at, header.depth)?;
             k += 1;
-            if k > known {
-                if k % self.stride == 0 {
-                    self.marks.push(at);
-                }
+            if k % self.stride == 0 && k / self.stride == self.marks.len() + 1 {
+                self.marks.push(at);
+            }
+            if self.last.is_none_or(|(last, _)| k > last) {
                 self.last = Some((k, at));
             }
         }
@@ -447,7 +516,7 @@ impl MapScan {
         if self.taken.is_some() {
             return Err(DeError::input(Kind::Empty, header.start));
         }
-        if !input.spans.is_empty() {
+        if input.checked {
             // Checked at creation: the header's count is the map's, so the table is made at
             // its size at once (within the input's size, which bounds the count).
             self.entries

@@ -2,7 +2,7 @@ use super::*;
 
 /// A sealed snapshot of `payload`, stored as it is (codec "none").
 fn plain(payload: &[u8], meta: &[u8]) -> Vec<u8> {
-    let (mut out, slots) = header_bytes(Codec::None, meta);
+    let (mut out, slots) = header_bytes(Codec::None, meta, false);
     let n = payload.len() as u64;
     seal(&mut out, slots, n, n, checksum_of(payload));
     out.extend_from_slice(payload);
@@ -52,11 +52,11 @@ fn every_flip_and_cut_is_refused_with_its_kind() {
 #[test]
 fn newer_versions_and_codecs_are_named() {
     let mut file = plain(b"\xc0", b"\xc0");
-    file[VERSION_OFFSET] = 2;
+    file[VERSION_OFFSET] = 3;
     let refusal = parse(&file, file.len() as u64).unwrap_err();
     assert_eq!(refusal.fault, Fault::Version);
     assert!(refusal.reason.contains("upgrade"));
-    let (mut other, slots) = header_bytes(Codec::Zstd, b"\xc0");
+    let (mut other, slots) = header_bytes(Codec::Zstd, b"\xc0", false);
     let at = other.windows(4).position(|w| w == b"zstd").unwrap();
     other[at..at + 4].copy_from_slice(b"brot");
     seal(&mut other, slots, 1, 1, 0);
@@ -67,14 +67,14 @@ fn newer_versions_and_codecs_are_named() {
 
 #[test]
 fn lengths_beyond_the_input_are_refused_before_use() {
-    let (mut file, slots) = header_bytes(Codec::Zstd, b"\xc0");
+    let (mut file, slots) = header_bytes(Codec::Zstd, b"\xc0", false);
     seal(&mut file, slots, u64::MAX, 10, 0);
     assert_eq!(
         parse(&file, 1 << 30).unwrap_err().fault,
         Fault::Checksum,
         "a ratio no codec reaches"
     );
-    let (mut file, slots) = header_bytes(Codec::None, b"\xc0");
+    let (mut file, slots) = header_bytes(Codec::None, b"\xc0", false);
     seal(&mut file, slots, 1 << 40, 1 << 40, 0);
     assert_eq!(
         parse(&file, file.len() as u64).unwrap_err().fault,
