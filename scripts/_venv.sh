@@ -19,6 +19,7 @@
 #                                Celery benchmark start their own): installed from the
 #                                distribution when missing and possible (root with apt-get),
 #                                else an error message and a non-zero status
+#   ensure_strace                the same for strace, which tests/test_snapshot_faults.py runs
 #   ensure_wrk                   the same for wrk, the HTTP load generator of
 #                                benchmarks/test_fastapi.py
 
@@ -135,26 +136,29 @@ pyenv_pythons() {
     done
 }
 
-ensure_redis_server() {
-    command -v redis-server >/dev/null && return 0
+# ensure_tool COMMAND WHY: COMMAND on PATH, installed from the Debian/Ubuntu package of the same
+# name when missing and possible (root with apt-get); else an error naming it, and status 1.
+ensure_tool() {
+    local tool=$1 why=$2
+    command -v "$tool" >/dev/null && return 0
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-        log "Installing redis-server (the integration tests and the Celery benchmark start one)"
+        log "Installing $tool ($why)"
         apt-get update -qq || return 1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null || return 1
-        command -v redis-server >/dev/null && return 0
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null || return 1
+        command -v "$tool" >/dev/null && return 0
     fi
-    printf 'error: redis-server not found on PATH and cannot be installed here (not root, or no apt-get); install it (Debian or Ubuntu: apt-get install redis-server)\n' >&2
+    printf 'error: %s not found on PATH and cannot be installed here (not root, or no apt-get); install it (Debian or Ubuntu: apt-get install %s)\n' "$tool" "$tool" >&2
     return 1
 }
 
+ensure_redis_server() {
+    ensure_tool redis-server "the integration tests and the Celery benchmark start one"
+}
+
+ensure_strace() {
+    ensure_tool strace "the snapshot fault tests watch a save's system calls with it"
+}
+
 ensure_wrk() {
-    command -v wrk >/dev/null && return 0
-    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-        log "Installing wrk (benchmarks/test_fastapi.py loads a uvicorn server with it)"
-        apt-get update -qq || return 1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null || return 1
-        command -v wrk >/dev/null && return 0
-    fi
-    printf 'error: wrk not found on PATH and cannot be installed here (not root, or no apt-get); install it (Debian or Ubuntu: apt-get install wrk)\n' >&2
-    return 1
+    ensure_tool wrk "benchmarks/test_fastapi.py loads a uvicorn server with it"
 }

@@ -12,8 +12,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from fastmsgpack.snapshot import load, save
 
 # Objects whose content follows from their generation number, so that any object read back can
@@ -57,8 +55,8 @@ def temps(directory: Path) -> list[str]:
 
 
 def test_sigkill_at_random_moments_leaves_the_old_or_the_new_snapshot(tmp_path: Path) -> None:
-    # One driver process forks a saver 120 times and kills it with SIGKILL after a random
-    # delay; after every kill the file loads as one whole generation, never older than the last
+    # One driver process forks a saver at least 120 times and kills it with SIGKILL after a
+    # random delay; after every kill the file loads as one whole generation, never older than the last
     # seen, and at most the one temporary file of the save that was cut short is left.
     result = run(
         tmp_path,
@@ -68,14 +66,19 @@ def test_sigkill_at_random_moments_leaves_the_old_or_the_new_snapshot(tmp_path: 
             save(path, make(0), compress=codec)
         last, kills, newer, left = 0, 0, 0, 0
         rng = random.Random(1)
-        for round in range(120):
+        started = time.monotonic()
+        for round in range(600):
+            # At least 120 kills; then more, with longer waits, until both kinds of moment were
+            # hit, for a machine so busy that the saves rarely finished within 60 ms.
+            if round >= 120 and (newer > 10 and left > 0 or time.monotonic() - started > 80):
+                break
             pid = os.fork()
             if pid == 0:
                 gen = last + 1
                 while True:
                     save(path, make(gen), compress=("zstd", None, "lz4")[gen % 3])
                     gen += 1
-            time.sleep(rng.random() * 0.06)
+            time.sleep(rng.random() * 0.06 * (1 + round // 120))
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             kills += 1
@@ -90,19 +93,21 @@ def test_sigkill_at_random_moments_leaves_the_old_or_the_new_snapshot(tmp_path: 
                 os.remove(name)
         print(json.dumps({"kills": kills, "newer": newer, "left": left, "last": last}))
         """,
-        timeout=120,
+        timeout=180,
     )
-    assert result["kills"] == 120
+    assert isinstance(result["kills"], int) and result["kills"] >= 120
     # The kills landed both between saves and inside them.
     assert isinstance(result["newer"], int) and result["newer"] > 10
     assert isinstance(result["left"], int) and result["left"] > 0
     assert temps(tmp_path) == []
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 def test_strace_shows_fsync_of_the_file_before_the_rename_and_of_the_directory_after(
     tmp_path: Path,
 ) -> None:
+    assert shutil.which("strace"), (
+        "needs strace on PATH (scripts/test installs it: apt-get install strace)"
+    )
     log = tmp_path / "strace.log"
     run(
         tmp_path,
