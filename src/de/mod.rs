@@ -347,6 +347,35 @@ pub fn decode_first<'py>(
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
 }
 
+/// The objects that follow one another from the start of `input`, each decoded as
+/// [`decode_first`] decodes it, in one session: the key cache claimed and collection paused once
+/// for them all. `take(object, end)` is given each in turn with the offset where it ends, and
+/// says whether to go on. The run stops before the first object that is not whole or cannot be
+/// decoded (its error is dropped: the caller decodes it alone, and raises it there) and at the
+/// end of `input`. `setup` has no views and no `ext_hook` or registry: nothing here calls Python
+/// code of the caller's.
+pub fn decode_run<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    mut take: impl FnMut(Bound<'py, PyAny>, usize) -> bool,
+) {
+    let mut session = Session::begin_run(py);
+    let mut decoder = setup.decoder::<false>(py, input, session.keys());
+    let mut at = 0;
+    while at < input.len() {
+        let Ok((value, end)) = decoder.decode_at(at) else {
+            return;
+        };
+        // SAFETY: the decoder hands over a strong reference.
+        let value = unsafe { Bound::from_owned_ptr(py, value.into_raw()) };
+        if !take(value, end) {
+            return;
+        }
+        at = end;
+    }
+}
+
 /// The object that starts at `offset` of `input`, nested `depth` containers deep, decoded as
 /// `setup` says (what follows it is left alone); errors give offsets in the whole input. A lazy
 /// view decodes what is read through it with this.
