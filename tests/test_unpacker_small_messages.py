@@ -38,7 +38,7 @@ def stream_of(messages: list[Any]) -> bytes:
     return b"".join(msgpack.packb(m, use_bin_type=True) for m in messages)
 
 
-def step(unpacker: Any, op: str) -> Any:
+def step(unpacker: Any, op: str) -> tuple[Any, ...]:
     """One call on an Unpacker, as what it returned or the name of what it raised."""
     try:
         if op == "next":
@@ -120,9 +120,10 @@ def test_max_buffer_size_counts_the_bytes_of_messages_not_yet_taken(seed: int) -
     def take() -> bool:
         got = step(ours, "next")
         assert got == step(theirs, "next")
-        if got[0] == "obj":
+        whole: bool = got[0] == "obj"
+        if whole:
             taken.append(got[1])
-        return got[0] == "obj"
+        return whole
 
     while at < len(stream):
         piece = stream[at : at + rng.randrange(1, 120)]
