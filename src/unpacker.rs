@@ -385,12 +385,7 @@ impl Unpacker {
         }
         let Some(plan) = self.plan.as_ref().map(|p| p.bind(py).clone()) else {
             return self.next_with(py, direct, |input, whole| {
-                if whole {
-                    let obj = de::decode_whole(py, input, &setup).map_err(Failure::Untyped)?;
-                    Ok((obj, input.len()))
-                } else {
-                    de::decode_first(py, input, &setup).map_err(Failure::Untyped)
-                }
+                de::decode_message(py, input, &setup, whole).map_err(Failure::Untyped)
             });
         };
         let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());

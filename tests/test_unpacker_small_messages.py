@@ -254,14 +254,17 @@ def test_no_collection_runs_while_a_stream_of_small_messages_is_read() -> None:
         if phase == "start":
             starts.append(info["generation"])
 
+    pieces = [stream[i : i + 65536] for i in range(0, len(stream), 65536)]
     unpacker = Unpacker()
-    unpacker.feed(stream)
     out: list[Any] = []
     gc.collect()
     gc.callbacks.append(count)
     try:
         assert gc.isenabled()
-        out.extend(unpacker)
+        # Most pieces end inside a message, decoded whole once the next piece is fed.
+        for piece in pieces:
+            unpacker.feed(piece)
+            out.extend(unpacker)
     finally:
         gc.callbacks.remove(count)
     assert len(out) == 20000
