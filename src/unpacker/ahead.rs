@@ -1,11 +1,12 @@
 //! Objects decoded ahead: a stream of many small objects (a queue consumer's messages) is
-//! decoded in runs, every whole object of the bytes held (up to [`AHEAD_BYTES`]) in one pass,
-//! and the objects are handed out one by one from a queue.
+//! decoded in runs, the whole objects at the start of the bytes held (up to [`AHEAD_OBJECTS`] of
+//! them, or [`AHEAD_BYTES`]) in one pass, and the objects are handed out one by one from a queue.
 //!
 //! One pass sets up the decoder, claims the key cache and pauses the garbage collector once per
-//! run instead of once per object, and no object is decoded with collection running: a paused
-//! decode's allocations still count towards the next collection, which an object decoded
-//! unpaused would then start in the middle of the stream, over every message kept so far.
+//! run instead of once per object. (Every untyped object of an `Unpacker` is decoded with
+//! collection paused, in a run or alone: a paused decode's allocations still count towards the
+//! next collection, which an object decoded unpaused would then start in the middle of the
+//! stream, over every message kept so far.)
 //!
 //! Nothing the caller can observe changes. The bytes of the queued objects stay in the buffer
 //! until each object is handed out: `tell()`, `max_buffer_size` and `skip()` see the stream as
