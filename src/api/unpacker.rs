@@ -37,6 +37,7 @@ use crate::de::{self, DeError, Setup};
 use crate::exc::{with_data, BufferFull, ErrorData, OutOfData};
 use crate::opt::{self, Opt};
 
+mod ahead;
 mod aio;
 mod raw;
 
@@ -91,6 +92,8 @@ pub struct Unpacker {
     /// the start of the next one, in a stream of large objects: the scanner then waits for it
     /// whole, rather than decoding its start to throw it away.
     last_len: usize,
+    /// Objects decoded ahead, whose bytes follow `head` (see [`ahead`]).
+    ahead: ahead::Ahead,
 }
 
 /// The extent of a complete object in the buffer.
@@ -305,8 +308,14 @@ impl Unpacker {
 
     /// Marks the object at `extent` consumed.
     fn consume(&mut self, extent: &Extent) {
-        self.consumed += (extent.end - extent.start) as u64;
-        self.head = extent.end;
+        self.consume_len(extent.end - extent.start);
+    }
+
+    /// Marks the `len` bytes of the object at `head` consumed.
+    #[inline]
+    fn consume_len(&mut self, len: usize) {
+        self.consumed += len as u64;
+        self.head += len;
         if self.head == self.buf.len() {
             self.buf.clear();
             self.head = 0;
@@ -365,6 +374,9 @@ impl Unpacker {
 
     /// The next object, decoded; `None` when there is no complete one.
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if let Some((obj, _)) = self.next_ahead(py) {
+            return Ok(Some(obj));
+        }
         if let Some(o) = self.compat.as_ref().map(|o| o.clone_ref(py)) {
             return self.next_compat(py, o.get());
         }
@@ -376,15 +388,17 @@ impl Unpacker {
             .with_registry(py, self.registry.clone())?;
         // Only whole objects are decoded when they take buffers: a decode that ran out of bytes
         // would have taken buffers for an object that is decoded again.
-        let direct = hook.is_none() && buffers.is_none();
+        let mut direct = hook.is_none() && buffers.is_none();
+        if self.runs_ahead() && self.decodes_direct() {
+            if let Some(obj) = self.decode_ahead(py, &setup) {
+                return Ok(Some(obj));
+            }
+            // The first object is not whole, or has an error: the scanner takes over.
+            direct = false;
+        }
         let Some(plan) = self.plan.as_ref().map(|p| p.bind(py).clone()) else {
             return self.next_with(py, direct, |input, whole| {
-                if whole {
-                    let obj = de::decode_whole(py, input, &setup).map_err(Failure::Untyped)?;
-                    Ok((obj, input.len()))
-                } else {
-                    de::decode_first(py, input, &setup).map_err(Failure::Untyped)
-                }
+                de::decode_message(py, input, &setup, whole).map_err(Failure::Untyped)
             });
         };
         let dec_hook = self.dec_hook.as_ref().map(|h| h.bind(py).clone());
@@ -395,6 +409,14 @@ impl Unpacker {
                 .decode_at(py, input, &setup, whole)
                 .map_err(Failure::Typed)
         })
+    }
+
+    /// Whether the next object may be decoded straight from the bytes held, before the scanner
+    /// has found its end: the scanner is not half-way through one, and the bytes held may hold it
+    /// whole (see `last_len`).
+    #[inline]
+    fn decodes_direct(&self) -> bool {
+        self.scanner.is_idle() && self.broken.is_none() && self.held() >= self.last_len.max(1)
     }
 
     /// The next object, by `decode(input, whole)`: the object `input` starts with (all of `input`
@@ -411,9 +433,7 @@ impl Unpacker {
         direct: bool,
         decode: impl Fn(&[u8], bool) -> Result<(Bound<'py, PyAny>, usize), Failure>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let held = self.held();
-        if direct && self.scanner.is_idle() && self.broken.is_none() && held >= self.last_len.max(1)
-        {
+        if direct && self.decodes_direct() {
             // On an error, the scanner finds where the object ends (or waits for it) and the
             // decoder below raises the error again once the object is whole.
             if let Ok((obj, len)) = decode(&self.buf[self.head..], false) {
@@ -546,6 +566,7 @@ impl Unpacker {
             buffers,
             registry,
             last_len: 0,
+            ahead: ahead::Ahead::default(),
         })
     }
 
@@ -591,6 +612,9 @@ impl Unpacker {
     fn skip(slf: &Bound<'_, Self>) -> PyResult<()> {
         let py = slf.py();
         let mut this = busy_check(slf, "skip")?;
+        if this.next_ahead(py).is_some() {
+            return Ok(());
+        }
         // Without the limits, as msgpack-python skips.
         let result = this
             .next_extent(py, false)
@@ -647,10 +671,11 @@ impl Unpacker {
         if let Some(table) = &self.registry {
             table.traverse(&visit)?;
         }
-        Ok(())
+        self.ahead.traverse(&visit)
     }
 
     fn __clear__(&mut self) {
+        self.ahead.clear();
         self.compat = None;
         self.buffers = None;
         self.file = None;
@@ -682,6 +707,8 @@ impl Unpacker {
     /// The bytes of the next complete object, not decoded, or `None` (for the command line,
     /// which converts each object with the transcoder).
     fn _next_raw<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        // Objects decoded ahead are dropped: their bytes are taken as they are.
+        self.ahead.clear();
         let Some(extent) = self.next_extent(py, true)? else {
             return Ok(None);
         };

@@ -326,23 +326,69 @@ fn views_document(
     setup.decoder::<true>(py, input, keys).decode_document()
 }
 
-/// The object that `input` starts with, decoded as `setup` says, and its length; what follows
-/// it is left alone.
-pub fn decode_first<'py>(
+/// One message of a stream (an `Unpacker`'s), decoded as `setup` says: the object `input` starts
+/// with and its length (what follows it is left alone), or when `whole`, the one object that
+/// makes up `input`. Collection is paused however short the message is (see
+/// [`Session::begin_run`]).
+pub fn decode_message<'py>(
     py: Python<'py>,
     input: &[u8],
     setup: &Setup,
+    whole: bool,
 ) -> Result<(Bound<'py, PyAny>, usize), DeError> {
-    let mut session = Session::begin(py, input.len());
+    let mut session = Session::begin_run(py);
     let (value, end) = if setup.bin_views() {
-        let mut decoder = setup.decoder::<true>(py, input, session.keys());
-        decoder.decode_at(0)?
+        message_in::<true>(py, input, setup, session.keys(), whole)?
     } else {
-        let mut decoder = setup.decoder::<false>(py, input, session.keys());
-        decoder.decode_at(0)?
+        message_in::<false>(py, input, setup, session.keys(), whole)?
     };
     // SAFETY: the decoder hands over a strong reference.
     Ok((unsafe { Bound::from_owned_ptr(py, value.into_raw()) }, end))
+}
+
+#[inline(always)]
+fn message_in<const VIEWS: bool>(
+    py: Python<'_>,
+    input: &[u8],
+    setup: &Setup,
+    keys: Option<&mut keycache::KeyCache>,
+    whole: bool,
+) -> Result<(ffi::Owned, usize), DeError> {
+    let mut decoder = setup.decoder::<VIEWS>(py, input, keys);
+    if whole {
+        Ok((decoder.decode_document()?, input.len()))
+    } else {
+        decoder.decode_at(0)
+    }
+}
+
+/// The objects that follow one another from the start of `input`, each decoded as
+/// [`decode_message`] decodes it, in one session: the key cache claimed and collection paused once
+/// for them all. `take(object, end)` is given each in turn with the offset where it ends, and
+/// says whether to go on. The run stops before the first object that is not whole or cannot be
+/// decoded (its error is dropped: the caller decodes it alone, and raises it there) and at the
+/// end of `input`. `setup` has no views and no `ext_hook` or registry: nothing here calls Python
+/// code of the caller's.
+pub fn decode_run<'py>(
+    py: Python<'py>,
+    input: &[u8],
+    setup: &Setup,
+    mut take: impl FnMut(Bound<'py, PyAny>, usize) -> bool,
+) {
+    let mut session = Session::begin_run(py);
+    let mut decoder = setup.decoder::<false>(py, input, session.keys());
+    let mut at = 0;
+    while at < input.len() {
+        let Ok((value, end)) = decoder.decode_at(at) else {
+            return;
+        };
+        // SAFETY: the decoder hands over a strong reference.
+        let value = unsafe { Bound::from_owned_ptr(py, value.into_raw()) };
+        if !take(value, end) {
+            return;
+        }
+        at = end;
+    }
 }
 
 /// The object that starts at `offset` of `input`, nested `depth` containers deep, decoded as

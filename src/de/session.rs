@@ -46,6 +46,19 @@ impl Session {
         Session { _gc: gc, claim }
     }
 
+    /// Begins the decode of a run of objects read one after another (an `Unpacker`'s messages):
+    /// collection stays paused however small each object is. The allocations of a paused decode
+    /// still count towards the next collection, which a decode left unpaused would then run in
+    /// the middle of a message, over every message kept since the last one.
+    #[inline(always)]
+    pub fn begin_run(py: Python<'_>) -> Session {
+        let claim = KEY_CACHE.claim(py);
+        // SAFETY: attached (`py`); as in `begin`, the session lives on the stack of the decode
+        // that began it, so the pause ends on this thread before that decode returns.
+        let gc = Some(unsafe { GcPause::new() });
+        Session { _gc: gc, claim }
+    }
+
     /// The key cache, when this decode holds it.
     #[inline(always)]
     pub fn keys(&mut self) -> Option<&mut KeyCache> {

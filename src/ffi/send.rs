@@ -5,7 +5,8 @@
 //! `StopIteration(value)` from `__next__`: an exception object made, raised and caught for every
 //! value. `am_send` returns the value directly. PyO3 does not generate the slot, so it is set on
 //! the type object once, when the module is initialised; the type's `__next__` stays, for callers
-//! that drive the awaitable by hand.
+//! that drive the awaitable by hand. `am_await` is set beside it, to return the awaitable itself
+//! without going through PyO3's method machinery.
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -46,8 +47,19 @@ unsafe extern "C" fn send_ready<T: Ready>(
     }
 }
 
-/// Gives the class `T` (whose type object is `ty`) the `am_send` slot of a [`Ready`] awaitable.
-/// Called once, while the module is initialised, before any instance is awaited.
+/// The `am_await` slot of a [`Ready`] class: the awaitable is its own iterator (what its
+/// `__await__` returns), handed back with no call through PyO3's method machinery, once for every
+/// `await`.
+unsafe extern "C" fn await_self(awaitable: Obj) -> Obj {
+    // SAFETY: the interpreter calls `am_await` attached, with `awaitable` a live object kept alive
+    // by the caller for the call; the strong reference taken here is the one returned.
+    unsafe { ffi::Py_INCREF(awaitable) };
+    awaitable
+}
+
+/// Gives the class `T` (whose type object is `ty`) the `am_send` and `am_await` slots of a
+/// [`Ready`] awaitable. Called once, while the module is initialised, before any instance is
+/// awaited.
 pub fn install_send<T: Ready>(ty: &Bound<'_, PyType>) {
     let ty = ty.as_type_ptr();
     // SAFETY: `ty` is the heap type PyO3 made for `T` (`PyType_FromSpec`), whose `tp_as_async`
@@ -59,6 +71,7 @@ pub fn install_send<T: Ready>(ty: &Bound<'_, PyType>) {
             return;
         }
         (*methods).am_send = Some(send_ready::<T>);
+        (*methods).am_await = Some(await_self);
         ffi::PyType_Modified(ty);
     }
 }

@@ -75,6 +75,8 @@ impl AsyncObjects {
         Ok(slf.clone().into_any())
     }
 
+    // `ffi::install_send` replaces the slot with one that does the same without a call through
+    // PyO3 (once per object of the stream).
     fn __await__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
         slf.clone()
     }

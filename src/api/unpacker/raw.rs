@@ -23,6 +23,8 @@ fn header_size(marker: u8, map: bool) -> Option<usize> {
 impl Unpacker {
     /// Marks `n` held bytes consumed, outside any object: the scanner starts afresh after them.
     pub(super) fn take(&mut self, n: usize) {
+        // The objects decoded ahead start at `head`: dropped, to be decoded again if wanted.
+        self.ahead.clear();
         self.head += n;
         self.consumed += n as u64;
         self.scanner = Scanner::default();
