@@ -34,17 +34,15 @@ use crate::de::typed::error::TError;
 use crate::de::typed::plan::TypePlan;
 use crate::de::typed::Typed;
 use crate::de::{self, DeError, Setup};
-use crate::exc::{with_data, BufferFull, ErrorData, OutOfData};
+use crate::exc::{with_data, ErrorData, OutOfData};
 use crate::opt::{self, Opt};
 
 mod ahead;
 mod aio;
+mod buffer;
 mod raw;
 
 pub use aio::{install as install_aio, AsyncObjects};
-
-/// [`Unpacker::grown_least`]: 1 MiB.
-const GROWN_LEAST: usize = 1 << 20;
 
 /// Unpacker(file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
 /// max_buffer_size=104857600, type=None, dec_hook=None, buffers=None, registry=None): takes a
@@ -103,74 +101,6 @@ struct Extent {
 }
 
 impl Unpacker {
-    /// Bytes held and not yet consumed.
-    fn held(&self) -> usize {
-        self.buf.len() - self.head
-    }
-
-    /// Bytes held that count towards `max_buffer_size`: all those held, but in compat mode, not
-    /// those of the object in progress that the scanner has read.
-    fn counted(&self) -> usize {
-        match self.compat {
-            Some(_) => self.held() - self.scanner.scanned(),
-            None => self.held(),
-        }
-    }
-
-    /// Adds `data` after what is held, or refuses it whole when the buffer would then hold more
-    /// than `max_buffer_size` bytes.
-    fn append(&mut self, data: &[u8]) -> PyResult<()> {
-        let held = self.held();
-        let counted = self.counted();
-        if counted.saturating_add(data.len()) > self.max_buffer_size {
-            return Err(buffer_full(counted, data.len(), self.max_buffer_size));
-        }
-        // Drop the consumed bytes once they are at least as many as those held, so that each
-        // byte is moved a bounded number of times.
-        if self.head > 0 && self.head >= held {
-            self.buf.drain(..self.head);
-            self.head = 0;
-            let keep = held
-                .max(self.read_size)
-                .saturating_mul(4)
-                .max(self.grown_least());
-            if self.buf.capacity() > keep {
-                self.buf.shrink_to(keep);
-            }
-        }
-        if self.buf.capacity() - self.buf.len() < data.len() {
-            self.grow(data.len());
-        }
-        self.buf.extend_from_slice(data);
-        Ok(())
-    }
-
-    /// The least capacity of a buffer that has grown past its first piece: an object up to this
-    /// size that arrives in pieces is never moved as it grows (msgpack-python's reader reserves
-    /// as much when it is made). Not more than `max_buffer_size`.
-    fn grown_least(&self) -> usize {
-        GROWN_LEAST.min(self.max_buffer_size)
-    }
-
-    /// Makes room for `more` bytes after those in the buffer. Growing moves every byte held, so
-    /// a buffer that already holds a piece grows to at least [`Unpacker::grown_least`], and then
-    /// doubles, up to `max_buffer_size` (or what is needed, if more: compat mode counts only the
-    /// bytes not yet scanned). Only the bytes at hand decide the size, never a declared length.
-    #[cold]
-    fn grow(&mut self, more: usize) {
-        let len = self.buf.len();
-        let needed = len.saturating_add(more);
-        let target = match self.buf.capacity() {
-            0 => needed,
-            capacity => capacity
-                .saturating_mul(2)
-                .max(self.grown_least())
-                .min(self.max_buffer_size)
-                .max(needed),
-        };
-        self.buf.reserve_exact(target - len);
-    }
-
     /// The error that stopped the stream, raised again; `Ok` when it is not stopped.
     fn check_broken(&self, py: Python<'_>) -> PyResult<()> {
         match &self.broken {
@@ -225,110 +155,6 @@ impl Unpacker {
                 }
             }
         }
-    }
-
-    /// Refuses, with `BufferFull`, the object being scanned when what its headers declare already
-    /// needs more than `max_buffer_size` bytes: it could never be read, and a peer announcing
-    /// 4 GiB need not be fed 100 MiB before the buffer says no. The stream stops there.
-    #[cold]
-    fn check_fits(&mut self, py: Python<'_>) -> PyResult<()> {
-        if !self.refuse_unfit {
-            return Ok(());
-        }
-        let least = self.scanner.least_len(&self.buf[self.head..]);
-        if least <= self.max_buffer_size as u64 {
-            return Ok(());
-        }
-        let reason = format!(
-            "the object declares at least {least} bytes, more than max_buffer_size ({})",
-            self.max_buffer_size
-        );
-        let data = ErrorData {
-            kind: "too_large",
-            reason: &reason,
-            offset: Some(self.consumed as usize),
-            path: None,
-        };
-        let err = with_data(
-            BufferFull::new_err(format!(
-                "the object at byte offset {} declares at least {least} bytes, more than \
-                 max_buffer_size ({})",
-                self.consumed, self.max_buffer_size
-            )),
-            &data,
-        );
-        // What the headers declare, for code to compare (`None` on other BufferFull errors).
-        err.value(py)
-            .setattr(pyo3::intern!(py, "declared"), least)?;
-        self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
-        Err(err)
-    }
-
-    /// Reads up to `read_size` more bytes from the file-like object; `false` when there is none
-    /// or it has no more.
-    fn read_more(&mut self, py: Python<'_>) -> PyResult<bool> {
-        let Some(file) = &self.file else {
-            return Ok(false);
-        };
-        if self.eof {
-            return self.at_end();
-        }
-        let room = self.max_buffer_size.saturating_sub(self.counted());
-        if room == 0 {
-            return Err(buffer_full(self.counted(), 1, self.max_buffer_size));
-        }
-        let chunk = file
-            .bind(py)
-            .call_method1("read", (self.read_size.min(room),))?;
-        let mut holder = None;
-        let data = de::input_of(
-            py,
-            &chunk,
-            &mut holder,
-            "what Unpacker's file_like.read() returns",
-        )?;
-        if data.is_empty() {
-            self.eof = true;
-            return self.at_end();
-        }
-        self.append(data)?;
-        Ok(true)
-    }
-
-    /// The file has no more bytes, and more were asked for: the object in progress can never be
-    /// whole. Outside compat mode (where msgpack-python's Unpacker stops quietly) that is an
-    /// error, as it is for `AsyncUnpacker`: a file cut short must not read as a shorter one.
-    fn at_end(&self) -> PyResult<bool> {
-        let held = self.held();
-        if held == 0 || self.compat.is_some() {
-            return Ok(false);
-        }
-        Err(ended_inside(held, self.consumed))
-    }
-
-    /// Marks the object at `extent` consumed.
-    fn consume(&mut self, extent: &Extent) {
-        self.consume_len(extent.end - extent.start);
-    }
-
-    /// Marks the `len` bytes of the object at `head` consumed.
-    #[inline]
-    fn consume_len(&mut self, len: usize) {
-        self.consumed += len as u64;
-        self.head += len;
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
-        }
-    }
-
-    /// An error was found in the item that ends at `end` (in the buffer): the object in
-    /// progress is dropped, and the stream goes on from that item's last byte, as in
-    /// msgpack-python.
-    #[cold]
-    fn fail_at(&mut self, end: usize) {
-        let resume = end.saturating_sub(1).max(self.head);
-        self.take(resume - self.head);
     }
 
     /// The next object in compat mode: decoded in place by the compat decoder.
@@ -476,18 +302,6 @@ impl Failure {
             Failure::Typed(err) => err.shifted(base).into_pyerr(),
         }
     }
-}
-
-#[cold]
-fn buffer_full(held: usize, more: usize, max: usize) -> PyErr {
-    let reason = format!("holding {held} bytes, {more} more would go over max_buffer_size ({max})");
-    let data = ErrorData {
-        kind: "buffer_full",
-        reason: &reason,
-        offset: None,
-        path: None,
-    };
-    with_data(BufferFull::new_err(reason.clone()), &data)
 }
 
 #[pymethods]
@@ -743,20 +557,6 @@ fn busy(method: &str) -> PyErr {
         "Unpacker.{method}() cannot be called while this Unpacker is unpacking: not from its \
          hooks, nor from two threads at once (use one Unpacker per thread)"
     ))
-}
-
-/// The file or stream ended `held` bytes into the object at stream offset `offset`.
-#[cold]
-fn ended_inside(held: usize, offset: u64) -> PyErr {
-    let reason = "the stream ended inside an object";
-    let msg = format!("{reason} ({held} bytes of it read) at byte offset {offset}");
-    let data = ErrorData {
-        kind: "truncated",
-        reason,
-        offset: usize::try_from(offset).ok(),
-        path: None,
-    };
-    with_data(crate::exc::MsgpackDecodeError::new_err(msg), &data)
 }
 
 #[cold]
