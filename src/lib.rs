@@ -387,6 +387,7 @@ fn parse_from_msgpack_option(option: Option<&Bound<'_, PyAny>>) -> PyResult<opt:
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ffi::verify_text_layout(py)?;
+    ffi::verify_refcount(py);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;

@@ -291,11 +291,11 @@ pub unsafe fn hold(obj: Obj) -> Owned {
 pub unsafe fn while_held<R>(obj: Obj, walk: impl FnOnce() -> R) -> R {
     // SAFETY: `obj` is live and the GIL is held (the precondition), so its count can be raised; the
     // reference is released below, once the walk is done.
-    unsafe { ffi::Py_INCREF(obj) };
+    unsafe { super::refcount::incref(obj) };
     let result = walk();
     // SAFETY: the reference taken above; releasing it may free `obj` and run Python code,
     // after the walk is done with it.
-    unsafe { ffi::Py_DECREF(obj) };
+    unsafe { super::refcount::decref(obj) };
     result
 }
 

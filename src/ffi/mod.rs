@@ -18,6 +18,7 @@ mod gc;
 mod known;
 mod numpy;
 mod owned;
+mod refcount;
 mod refs;
 mod scalars;
 mod send;
@@ -53,6 +54,7 @@ pub use known::{
 };
 pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
 pub use owned::{ref_count, Owned};
+pub use refcount::verify as verify_refcount;
 pub use refs::Ref;
 pub use scalars::*;
 pub use send::{install_send, Ready};
