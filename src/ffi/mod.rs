@@ -46,6 +46,8 @@ pub use containers::*;
 pub use datetime::*;
 pub use dict_cursor::DictCursor;
 pub use dict_iter::DictIter;
+#[cfg(Py_GIL_DISABLED)]
+pub use dict_iter::{with_dict_entries, LockedEntries};
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
