@@ -160,6 +160,69 @@ def test_list_items_replaced_while_packed() -> None:
         check_one_state(generations, items)
 
 
+def leaf_for(slot: int, generation: int, nested: bool) -> Any:
+    """A new value for ``slot`` that tells its generation. Most are the values a free-threaded
+    walk writes while it holds the container's lock (an ASCII str, an int, a non-ASCII str whose
+    UTF-8 CPython has already made, a float); with ``nested``, every fifth slot holds a list
+    instead, written from a reference taken under the lock, after the leaves before it."""
+    kind = slot % 5
+    if kind == 0:
+        return f"s{slot}-g{generation}"
+    if kind == 1:
+        return slot * 1_000_000 + generation
+    if kind == 2:
+        text = f"\u00e9{slot}-g{generation}"
+        fastmsgpack.packb(text)  # CPython makes and keeps its UTF-8 form
+        return text
+    if kind == 3 or not nested:
+        return float(slot * 1_000_000 + generation)
+    return [slot, generation]
+
+
+def generation_of(slot: int, value: Any, nested: bool) -> int:
+    if isinstance(value, str):
+        generation = int(value.rsplit("-g", 1)[1])
+    elif isinstance(value, list):
+        generation = value[1]
+    else:
+        generation = int(value) - slot * 1_000_000
+    assert value == leaf_for(slot, generation, nested), (slot, value)
+    assert type(value) is type(leaf_for(slot, generation, nested))
+    return generation
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["leaves", "leaves-and-lists"])
+def test_list_leaves_replaced_while_packed(nested: bool) -> None:
+    # Each replaced value is freed by the mutator unless the walk holds it: a leaf read under
+    # the list's lock after its slot was replaced would be freed memory or another state.
+    slots = 16
+    shared = [leaf_for(i, -1, nested) for i in range(slots)]
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        shared[g % slots] = leaf_for(g % slots, g, nested)
+
+    for data in race(lambda: fastmsgpack.packb(shared), mutate):
+        got = decode(data)
+        assert len(got) == slots
+        check_one_state([generation_of(i, v, nested) for i, v in enumerate(got)], slots)
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["leaves", "leaves-and-lists"])
+def test_dict_leaves_replaced_while_packed(nested: bool) -> None:
+    slots = 16
+    shared = {f"key{i}": leaf_for(i, -1, nested) for i in range(slots)}
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        shared[f"key{g % slots}"] = leaf_for(g % slots, g, nested)
+
+    for data in race(lambda: fastmsgpack.packb(shared), mutate):
+        got = decode(data)
+        assert list(got) == [f"key{i}" for i in range(slots)]
+        check_one_state([generation_of(i, got[f"key{i}"], nested) for i in range(slots)], slots)
+
+
 def test_bytearray_resized_while_packed() -> None:
     # Each state is one byte value repeated: a packing that read storage being moved or freed,
     # or a length from one state and bytes from another, gives bytes of no state.

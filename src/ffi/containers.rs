@@ -143,57 +143,30 @@ pub unsafe fn with_bytearray<R>(obj: Obj, f: impl FnOnce(&[u8]) -> R) -> R {
     }
 }
 
-/// The items of a list being written, with their count, read once.
+/// With the GIL: the items of a list being written, with their count, read once.
 ///
-/// With the GIL each item is read from the list when it is written (borrowed: the list holds
-/// it, and only Python code run from `default` could change it, which [`ListItems::get`]'s
-/// bounds check and [`ListItems::changed`] account for). In free-threaded builds they are
-/// copied as strong references while the list's lock is held, so the walk sees one state of a
-/// list that other threads may be changing, and every item stays alive while it is written.
+/// Each item is read from the list when it is written (borrowed: the list holds it, and only
+/// Python code run from `default` could change it, which [`ListItems::get`]'s bounds check and
+/// [`ListItems::changed`] account for). Free-threaded builds read the list under its lock
+/// instead ([`with_list_items`]).
+#[cfg(not(Py_GIL_DISABLED))]
 pub struct ListItems {
-    #[cfg(not(Py_GIL_DISABLED))]
     list: Obj,
     len: usize,
-    #[cfg(Py_GIL_DISABLED)]
-    items: Vec<Owned>,
-    /// The list and this thread's count of calls into Python code when it was copied.
-    #[cfg(Py_GIL_DISABLED)]
-    since: (Obj, u64),
 }
 
+#[cfg(not(Py_GIL_DISABLED))]
 impl ListItems {
     /// # Safety
-    /// `list` is a live list, kept alive by the caller while the value is used, and the thread
-    /// is attached.
+    /// `list` is a live list, kept alive by the caller while the value is used, and the GIL is
+    /// held.
     #[inline(always)]
     pub unsafe fn new(list: Obj) -> ListItems {
-        #[cfg(not(Py_GIL_DISABLED))]
-        return ListItems {
+        ListItems {
             list,
             // SAFETY: `list` is a live list (this function's precondition), whose `ob_size` is its
             // length; with the GIL held no other thread changes it while it is read.
             len: unsafe { var_size(list) },
-        };
-        // SAFETY: under the list's lock its size and items are stable; each item taken gets a
-        // strong reference before the lock is released.
-        #[cfg(Py_GIL_DISABLED)]
-        unsafe {
-            let items = super::sync::locked(list, || {
-                let n = ffi::PyList_GET_SIZE(list) as usize;
-                let mut items = Vec::with_capacity(n);
-                for i in 0..n {
-                    items.push(Owned::from_borrowed(ffi::PyList_GET_ITEM(
-                        list,
-                        i as ffi::Py_ssize_t,
-                    )));
-                }
-                items
-            });
-            ListItems {
-                len: items.len(),
-                items,
-                since: (list, super::python_calls()),
-            }
         }
     }
 
@@ -204,38 +177,74 @@ impl ListItems {
     }
 
     /// Item `i`, borrowed while `self` lives and no Python code runs; `None` when the list
-    /// was shortened (only by Python code run from `default`, with the GIL).
+    /// was shortened (only by Python code run from `default`).
     ///
     /// # Safety
-    /// The thread is attached.
+    /// The GIL is held.
     #[inline(always)]
     pub unsafe fn get(&self, i: usize) -> Option<Obj> {
-        // SAFETY: the thread is attached (the precondition) and `self` holds the list alive;
+        // SAFETY: the GIL is held (the precondition) and the caller holds the list alive;
         // `list_get` checks `i` against the list's length at the time of the read.
-        #[cfg(not(Py_GIL_DISABLED))]
-        return unsafe { list_get(self.list, i) };
-        #[cfg(Py_GIL_DISABLED)]
-        self.items.get(i).map(Owned::as_ptr)
+        unsafe { list_get(self.list, i) }
     }
 
-    /// Whether the list's length is no longer what the walk wrote. For a copy (free-threaded),
-    /// only a change that Python code run by this thread during the walk can have made counts:
-    /// other threads' changes come after the state written.
+    /// Whether the list's length is no longer what the walk wrote.
     ///
     /// # Safety
-    /// The thread is attached, and the list still alive (the caller's hold).
+    /// The GIL is held, and the list still alive (the caller's hold).
     #[inline(always)]
     pub unsafe fn changed(&self) -> bool {
-        // SAFETY: the list is alive and the thread attached (this method's precondition).
-        #[cfg(not(Py_GIL_DISABLED))]
-        return unsafe { var_size(self.list) } != self.len;
-        // SAFETY: as above.
-        #[cfg(Py_GIL_DISABLED)]
-        unsafe {
-            let (list, calls) = self.since;
-            super::python_calls() != calls && var_size(list) != self.len
-        }
+        // SAFETY: the list is alive and the GIL held (this method's precondition).
+        unsafe { var_size(self.list) != self.len }
     }
+}
+
+/// Free-threaded: runs `read` on a list's items, borrowed, while the list's lock is held, so
+/// that no other thread can replace, add or remove an item (dropping the list's reference to
+/// it) or move the item array meanwhile: the items are live, and the slice is the list as it is
+/// for the whole of `read`.
+///
+/// A critical section is suspended (its lock released for other threads) whenever the thread
+/// blocks: waiting for another lock, including another object's critical section, running
+/// Python code, or detaching from the interpreter. So `read` must do none of these, or the
+/// slice could be changed and its items freed under it: what needs any of them takes strong
+/// references to the items first ([`hold_items`]) and does it after `read` returns.
+///
+/// # Safety
+/// `list` is a live list, the thread is attached, and `read` runs no Python code, takes no lock,
+/// does not block or detach, and does not unwind.
+#[cfg(Py_GIL_DISABLED)]
+#[inline(always)]
+pub unsafe fn with_list_items<R>(list: Obj, read: impl FnOnce(&[Obj]) -> R) -> R {
+    // SAFETY: `list` is a live list and the thread attached (the precondition); under its lock
+    // its size and item array are stable, and `read` does nothing that would suspend the lock
+    // (the precondition), so the slice stays valid and its items live while `read` runs.
+    unsafe {
+        super::sync::locked(list, || {
+            let len = ffi::PyList_GET_SIZE(list) as usize;
+            if len == 0 {
+                return read(&[]);
+            }
+            let first = (*list.cast::<ffi::PyListObject>()).ob_item as *const Obj;
+            read(std::slice::from_raw_parts(first, len))
+        })
+    }
+}
+
+/// Strong references to `items`, for a walk that goes on once the lock under which they were
+/// read is released.
+///
+/// # Safety
+/// Every item is live (its container is locked by the caller) and the thread is attached.
+#[cfg(Py_GIL_DISABLED)]
+#[inline]
+pub unsafe fn hold_items(items: &[Obj]) -> Vec<Owned> {
+    // SAFETY: each item is live and the thread attached (the precondition); taking a
+    // reference runs no Python code and takes no lock.
+    items
+        .iter()
+        .map(|&item| unsafe { Owned::from_borrowed(item) })
+        .collect()
 }
 
 /// The values of a list of exactly two floats (a point, a range); `None` for any other list.
@@ -291,11 +300,11 @@ pub unsafe fn hold(obj: Obj) -> Owned {
 pub unsafe fn while_held<R>(obj: Obj, walk: impl FnOnce() -> R) -> R {
     // SAFETY: `obj` is live and the GIL is held (the precondition), so its count can be raised; the
     // reference is released below, once the walk is done.
-    unsafe { ffi::Py_INCREF(obj) };
+    unsafe { super::refcount::incref(obj) };
     let result = walk();
     // SAFETY: the reference taken above; releasing it may free `obj` and run Python code,
     // after the walk is done with it.
-    unsafe { ffi::Py_DECREF(obj) };
+    unsafe { super::refcount::decref(obj) };
     result
 }
 

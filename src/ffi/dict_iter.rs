@@ -316,3 +316,76 @@ impl Iterator for DictIter {
         Some((key.as_ptr(), value.as_ptr()))
     }
 }
+
+/// Free-threaded: a dict's entries read in insertion order while its lock is held
+/// ([`with_dict_entries`]): each (key, value) is borrowed from the dict, live while the lock is.
+#[cfg(Py_GIL_DISABLED)]
+pub struct LockedEntries {
+    dict: Obj,
+    pos: ffi::Py_ssize_t,
+}
+
+#[cfg(Py_GIL_DISABLED)]
+impl LockedEntries {
+    /// The number of entries (the same for the whole time the lock is held).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        // SAFETY: the dict is live and locked (`with_dict_entries`).
+        unsafe { super::dict_len(self.dict) }
+    }
+
+    /// Strong references to `first` and to every entry after it, for a walk that goes on once
+    /// the lock is released.
+    ///
+    /// # Safety
+    /// `first` is the entry `next` returned last, and the thread is attached.
+    #[inline(never)]
+    pub unsafe fn hold_rest(&mut self, first: (Obj, Obj)) -> Vec<(super::Owned, super::Owned)> {
+        let mut rest = Vec::with_capacity(self.len());
+        let mut entry = Some(first);
+        while let Some((key, value)) = entry {
+            // SAFETY: the entry is live, held by the locked dict, and the thread is attached (the
+            // precondition); taking references runs no Python code and takes no lock.
+            unsafe {
+                rest.push((
+                    super::Owned::from_borrowed(key),
+                    super::Owned::from_borrowed(value),
+                ));
+            }
+            entry = self.next();
+        }
+        rest
+    }
+}
+
+#[cfg(Py_GIL_DISABLED)]
+impl Iterator for LockedEntries {
+    type Item = (Obj, Obj);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(Obj, Obj)> {
+        let mut key: Obj = std::ptr::null_mut();
+        let mut value: Obj = std::ptr::null_mut();
+        // SAFETY: the dict is live and its lock held (`with_dict_entries`), as `PyDict_Next`
+        // requires in this build; the key and value are borrowed from the dict, which no other
+        // thread can change while the lock is held.
+        let more = unsafe { ffi::PyDict_Next(self.dict, &mut self.pos, &mut key, &mut value) };
+        (more != 0).then_some((key, value))
+    }
+}
+
+/// Free-threaded: runs `read` over a dict's entries, borrowed, while the dict's lock is held, so
+/// that no other thread can add, remove or replace an entry meanwhile. As for lists
+/// ([`super::with_list_items`]), the lock is suspended if the thread blocks, so `read` must not:
+/// what needs to takes strong references first ([`LockedEntries::hold_rest`]).
+///
+/// # Safety
+/// `dict` is a live dict, the thread is attached, and `read` runs no Python code, takes no lock,
+/// does not block or detach, and does not unwind.
+#[cfg(Py_GIL_DISABLED)]
+#[inline(always)]
+pub unsafe fn with_dict_entries<R>(dict: Obj, read: impl FnOnce(&mut LockedEntries) -> R) -> R {
+    // SAFETY: `dict` is a live dict and the thread attached (the precondition); `read` does
+    // nothing that would suspend the lock, so the entries it borrows stay live.
+    unsafe { super::sync::locked(dict, || read(&mut LockedEntries { dict, pos: 0 })) }
+}

@@ -36,7 +36,7 @@ impl Owned {
         // SAFETY: `ptr` points at a live object and the GIL is held (this function's
         // precondition), so its count can be raised; a live object is not at null.
         unsafe {
-            ffi::Py_INCREF(ptr);
+            super::refcount::incref(ptr);
             Owned(NonNull::new_unchecked(ptr))
         }
     }
@@ -70,6 +70,6 @@ impl Drop for Owned {
     fn drop(&mut self) {
         // SAFETY: `Owned` always holds a strong reference, and every `Owned` is created and dropped
         // by code that holds the GIL (the serializer and decoder never release it).
-        unsafe { ffi::Py_DECREF(self.0.as_ptr()) }
+        unsafe { super::refcount::decref(self.0.as_ptr()) }
     }
 }

@@ -13,7 +13,7 @@ pub enum IntValue {
 
 /// # Safety
 /// `obj` is a live `int` (or subclass) and the GIL is held.
-#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[cfg(not(any(PyPy, GraalPy)))]
 #[inline(always)]
 pub unsafe fn int_value(obj: Obj) -> IntValue {
     // SAFETY: `obj` is a live int (this function's precondition), whose layout is described at
@@ -33,21 +33,26 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
 
 /// An int's digits, their count and its sign, read from the object.
 ///
-/// On every supported CPython with the GIL, an int is the object header (refcount, type), one
-/// word of size or tag, then its 30-bit digits, least significant first, with no leading zero
-/// digit. Up to 3.11 the word is the signed digit count; from 3.12 it is a tag holding the digit
-/// count above three bits, and the sign in its low two bits (0 positive, 1 zero, 2 negative).
+/// On every supported CPython, an int is the object header (with the GIL: refcount and type;
+/// free-threaded: the owning thread, flags, lock, both counts and type, as pyo3-ffi's
+/// `PyObject` declares it), one word of size or tag, then its 30-bit digits, least significant
+/// first, with no leading zero digit. Up to 3.11 the word is the signed digit count; from 3.12
+/// (3.14 and its free-threaded build included: Include/cpython/longintrepr.h) it is a tag
+/// holding the digit count above three bits (the third is a flag), and the sign in its low two
+/// bits (0 positive, 1 zero, 2 negative). An int never changes once made, so another thread
+/// cannot change what is read.
 ///
 /// # Safety
 /// `obj` is a live `int` (or subclass).
-#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[cfg(not(any(PyPy, GraalPy)))]
 #[inline(always)]
 unsafe fn digits_of(obj: Obj) -> (*const u32, usize, bool) {
     // SAFETY: `obj` is a live int (this function's precondition), whose layout is described
     // above.
     unsafe {
-        let word = *(obj as *const isize).add(2);
-        let digits = (obj as *const u8).add(3 * std::mem::size_of::<isize>()) as *const u32;
+        let header = std::mem::size_of::<ffi::PyObject>();
+        let word = *(obj as *const u8).add(header).cast::<isize>();
+        let digits = (obj as *const u8).add(header + std::mem::size_of::<isize>()) as *const u32;
         #[cfg(Py_3_12)]
         let (count, negative) = ((word as usize) >> 3, word & 3 == 2);
         #[cfg(not(Py_3_12))]
@@ -61,7 +66,7 @@ unsafe fn digits_of(obj: Obj) -> (*const u32, usize, bool) {
 ///
 /// # Safety
 /// `digits` points at `count` (at least 3) digits.
-#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[cfg(not(any(PyPy, GraalPy)))]
 #[inline(never)]
 unsafe fn wide_value(digits: *const u32, count: usize, negative: bool) -> IntValue {
     if count > 3 {
@@ -90,7 +95,7 @@ unsafe fn wide_value(digits: *const u32, count: usize, negative: bool) -> IntVal
 ///
 /// # Safety
 /// `obj` is a live `int` (or subclass) and the GIL is held.
-#[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
+#[cfg(any(PyPy, GraalPy))]
 #[inline(always)]
 pub unsafe fn int_value(obj: Obj) -> IntValue {
     let mut overflow = 0;
@@ -110,7 +115,7 @@ pub unsafe fn int_value(obj: Obj) -> IntValue {
 
 /// # Safety
 /// `obj` is a live int whose value is above `i64::MAX`, and the GIL is held.
-#[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
+#[cfg(any(PyPy, GraalPy))]
 #[inline(never)]
 unsafe fn int_value_wide(obj: Obj) -> IntValue {
     // SAFETY: `obj` is a positive int; failure only means it needs more than 64 bits, which
@@ -148,7 +153,7 @@ pub unsafe fn float_value(obj: Obj) -> f64 {
 ///
 /// # Safety
 /// `obj` is live and the GIL is held.
-#[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+#[cfg(not(any(PyPy, GraalPy)))]
 #[inline]
 pub unsafe fn small_u128(obj: Obj) -> Option<u128> {
     // SAFETY: `obj` is live and the GIL is held (the precondition), so its type can be read;
@@ -171,7 +176,7 @@ pub unsafe fn small_u128(obj: Obj) -> Option<u128> {
 ///
 /// # Safety
 /// None needed.
-#[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))]
+#[cfg(any(PyPy, GraalPy))]
 #[inline]
 pub unsafe fn small_u128(_obj: Obj) -> Option<u128> {
     None

@@ -27,31 +27,6 @@ pub unsafe fn str_utf8<'a>(obj: Obj) -> Option<&'a [u8]> {
     }
 }
 
-/// A compact ASCII string's characters, which are its UTF-8; `None` for any other str.
-///
-/// # Safety
-/// As for [`str_utf8`].
-#[inline(always)]
-unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
-    // SAFETY: `obj` is a live str; compact ASCII strings store their characters right after
-    // the header, `length` bytes long.
-    #[cfg(not(Py_3_14))]
-    unsafe {
-        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) == 0 {
-            return None;
-        }
-        let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
-        let data = ffi::PyUnicode_DATA(obj) as *const u8;
-        Some(std::slice::from_raw_parts(data, len))
-    }
-    // SAFETY: `obj` is a live str (this function's precondition), which
-    // `text_layout::compact_ascii` reads with the layout of 3.14.
-    #[cfg(Py_3_14)]
-    unsafe {
-        super::text_layout::compact_ascii(obj)
-    }
-}
-
 /// The UTF-8 of a str when it is at hand without encoding: a compact ASCII string's own
 /// characters, or the UTF-8 form CPython keeps on a string once it has made one. `None` means
 /// the string must be encoded by [`str_utf8`], which fails (raising) on lone surrogates.
@@ -60,14 +35,24 @@ unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
 /// As for [`str_utf8`].
 #[inline(always)]
 pub unsafe fn str_utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
-    // SAFETY: `obj` is a live str. Every str that is not compact ASCII starts with the
-    // `PyCompactUnicodeObject` fields, whose `utf8` is null until CPython stores the string's
-    // UTF-8 form (`utf8_length` bytes, kept until the string dies).
+    // SAFETY: `obj` is a live str (this function's precondition), which
+    // `text_layout::utf8_ready` reads with the layout of 3.14.
+    #[cfg(Py_3_14)]
     unsafe {
-        if let Some(utf8) = compact_ascii(obj) {
-            return Some(utf8);
+        super::text_layout::utf8_ready(obj)
+    }
+    // SAFETY: `obj` is a live str. A compact ASCII string stores its characters right after the
+    // header, `length` bytes long. Every other str starts with the `PyCompactUnicodeObject`
+    // fields, whose `utf8` is null until CPython stores the string's UTF-8 form (`utf8_length`
+    // bytes, kept until the string dies); before 3.14 only builds with the GIL read it.
+    #[cfg(not(Py_3_14))]
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) != 0 {
+            let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
+            let data = ffi::PyUnicode_DATA(obj) as *const u8;
+            return Some(std::slice::from_raw_parts(data, len));
         }
-        #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14)))]
+        #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy)))]
         {
             let compact = obj.cast::<ffi::PyCompactUnicodeObject>();
             let utf8 = (*compact).utf8;

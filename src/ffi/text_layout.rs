@@ -1,5 +1,6 @@
 //! Python 3.14 and later: telling a compact ASCII `str` (whose characters are its UTF-8) by its
-//! header, as the C macro `PyUnicode_IS_COMPACT_ASCII` does.
+//! header, as the C macro `PyUnicode_IS_COMPACT_ASCII` does, and reading the UTF-8 form CPython
+//! keeps on any other str once made (on every 3.14 build, free-threaded included).
 //!
 //! From 3.14 pyo3-ffi no longer reads the `state` bit field of `PyASCIIObject` (the free-threaded
 //! build changed its layout), and CPython exports no function for it. Going through
@@ -55,34 +56,47 @@ unsafe fn state_word(obj: Obj) -> u32 {
     }
 }
 
-/// A compact ASCII string's characters; `None` for any other str, and for every str when the
-/// layout was not verified.
+/// The UTF-8 of a str when it is at hand without encoding: a compact ASCII string's characters,
+/// or the UTF-8 form CPython stores on any other string once it has made one; `None` when
+/// neither (or for every str when the layout was not verified).
 ///
 /// # Safety
 /// `obj` is a live str and the slice is not used after it dies.
 #[inline(always)]
-pub unsafe fn compact_ascii<'a>(obj: Obj) -> Option<&'a [u8]> {
+pub unsafe fn utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
     let mask = COMPACT_ASCII?;
     if !VERIFIED.load(Ordering::Relaxed) {
         return None;
     }
-    // SAFETY: `obj` is a live str; a compact ASCII string keeps its `length` characters right
-    // after its `PyASCIIObject` header (checked by `verify`).
+    // SAFETY: `obj` is a live str. A compact ASCII string keeps its `length` characters right
+    // after its `PyASCIIObject` header (checked by `verify`). Every other str starts with the
+    // `PyCompactUnicodeObject` fields, whose `utf8` is null until CPython stores the string's
+    // UTF-8 form there: it writes `utf8_length` first, then `utf8` with a release store, and
+    // reads `utf8` with an acquire load (Objects/unicodeobject.c, 3.14), as here, so a pointer
+    // seen here comes with its length; the form is kept until the string dies.
     unsafe {
-        if state_word(obj) & mask != mask {
+        if state_word(obj) & mask == mask {
+            let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
+            let data = obj
+                .cast::<u8>()
+                .add(std::mem::size_of::<ffi::PyASCIIObject>());
+            return Some(std::slice::from_raw_parts(data, len));
+        }
+        let compact = obj.cast::<ffi::PyCompactUnicodeObject>();
+        let utf8 = std::sync::atomic::AtomicPtr::from_ptr(std::ptr::addr_of_mut!((*compact).utf8))
+            .load(Ordering::Acquire);
+        if utf8.is_null() {
             return None;
         }
-        let len = ffi::PyUnicode_GET_LENGTH(obj) as usize;
-        let data = obj
-            .cast::<u8>()
-            .add(std::mem::size_of::<ffi::PyASCIIObject>());
-        Some(std::slice::from_raw_parts(data, len))
+        let len = (*compact).utf8_length as usize;
+        Some(std::slice::from_raw_parts(utf8 as *const u8, len))
     }
 }
 
 /// Checks the reading of `state` against CPython's `PyUnicode_DATA` and what is known of strings
 /// of each form (compact ASCII; compact with 1, 2 and 4 bytes a character; a subclass instance,
-/// which is not compact), and turns it on when all agree.
+/// which is not compact), and the reading of the UTF-8 form against `PyUnicode_AsUTF8AndSize`,
+/// and turns both on when all agree.
 pub fn verify(py: Python<'_>) -> PyResult<()> {
     let Some(mask) = COMPACT_ASCII else {
         return Ok(());
@@ -119,6 +133,15 @@ pub fn verify(py: Python<'_>) -> PyResult<()> {
             && state_word(a) & mask == mask
             && others.iter().all(|s| state_word(s.as_ptr()) & mask != mask)
             && state_word(legacy.as_ptr()) & mask != mask
+            && others.iter().all(|s| {
+                // The UTF-8 form CPython makes and keeps is the one `utf8_ready` finds.
+                let mut size: ffi::Py_ssize_t = 0;
+                let made = ffi::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
+                let compact = s.as_ptr().cast::<ffi::PyCompactUnicodeObject>();
+                !made.is_null()
+                    && (*compact).utf8 == made.cast_mut()
+                    && (*compact).utf8_length == size
+            })
     };
     VERIFIED.store(agrees, Ordering::Relaxed);
     Ok(())

@@ -516,7 +516,7 @@ impl Drop for BytesWriter {
     fn drop(&mut self) {
         if !self.obj.is_null() {
             // SAFETY: we own the only reference to the unfinished object.
-            unsafe { ffi::Py_DECREF(self.obj) }
+            unsafe { super::refcount::decref(self.obj) }
         }
     }
 }

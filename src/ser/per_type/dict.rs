@@ -46,30 +46,49 @@ unsafe fn write_entries<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E
             if st.has(opt::SORT_KEYS) {
                 return write_sorted(obj, st, cx, e);
             }
-            // SAFETY: the dict is held while iterating.
-            let mut entries = DictIter::new(obj.as_ptr());
-            let len = entries.len();
-            e.map_begin(len)?;
-            let mut n = 0;
-            for (key, value) in &mut entries {
-                if n == len {
-                    return Err(error::changed_size("dict"));
-                }
-                e.map_key(n)?;
-                // SAFETY: the dict (or, free-threaded, the iterator's copy) holds the entry,
-                // and no Python code has run since it was read: both are live until Python
-                // code runs, `Ref`'s contract, and `write_entry` holds them before it does.
-                let (key, value) = (Ref::new(key), Ref::new(value));
-                per_type::key::write_entry(key, value, st, cx, e)
-                    .map_err(|err| entry_step(err, obj, n, value.as_ptr()))?;
-                n += 1;
-            }
-            if n != len || entries.changed() {
-                return Err(error::changed_size("dict"));
-            }
-            e.map_end()
+            walk_entries(obj, st, cx, e)
         })
     }
+}
+
+/// Free-threaded: the entries are written under the dict's lock, or from references taken
+/// under it.
+#[cfg(Py_GIL_DISABLED)]
+use per_type::locked::write_dict as walk_entries;
+
+/// With the GIL: a held dict's entries in insertion order, each read from the dict as it is
+/// written.
+///
+/// # Safety
+/// `obj` is a live dict, held by the caller; the GIL is held.
+#[cfg(not(Py_GIL_DISABLED))]
+#[inline(always)]
+unsafe fn walk_entries<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: the dict is held by the caller while iterating, and the GIL is held.
+    let mut entries = unsafe { DictIter::new(obj.as_ptr()) };
+    let len = entries.len();
+    e.map_begin(len)?;
+    let mut n = 0;
+    for (key, value) in &mut entries {
+        if n == len {
+            return Err(error::changed_size("dict"));
+        }
+        e.map_key(n)?;
+        // SAFETY: the dict holds the entry, and no Python code has run since it was read: both
+        // are live until Python code runs, `Ref`'s contract, and `write_entry` holds them
+        // before it does.
+        unsafe {
+            let (key, value) = (Ref::new(key), Ref::new(value));
+            per_type::key::write_entry(key, value, st, cx, e)
+                .map_err(|err| entry_step(err, obj, n, value.as_ptr()))?;
+        }
+        n += 1;
+    }
+    // SAFETY: the dict is held by the caller, with the GIL.
+    if n != len || unsafe { entries.changed() } {
+        return Err(error::changed_size("dict"));
+    }
+    e.map_end()
 }
 
 /// The error unwinding out of entry `n` of `dict`, whose value was `value`: the key is read
@@ -77,7 +96,7 @@ unsafe fn write_entries<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E
 /// only when the entry still holds the same value; else the step says the entry was lost.
 #[cold]
 #[inline(never)]
-fn entry_step(mut err: Error, dict: Ref<'_>, n: usize, value: ffi::Obj) -> Error {
+pub(crate) fn entry_step(mut err: Error, dict: Ref<'_>, n: usize, value: ffi::Obj) -> Error {
     use pyo3::prelude::*;
     if err.take_in_key() {
         // About this entry's key: the path is the dict's.

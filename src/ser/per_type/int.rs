@@ -20,24 +20,32 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
     // SAFETY: `obj` is a live int and the GIL is held (this function's precondition), as
     // `int_value` needs.
     match unsafe { int_value(obj.as_ptr()) } {
-        IntValue::I64(v) => {
-            if E::JSON_TEXT
-                && st.has(opt::STRICT_INTEGER)
-                && !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&v)
-            {
-                return Err(error::int_not_53_bit());
-            }
-            e.int(v)
-        }
-        IntValue::U64(v) => {
-            if E::JSON_TEXT && st.has(opt::STRICT_INTEGER) && v > MAX_SAFE_INTEGER as u64 {
-                return Err(error::int_not_53_bit());
-            }
-            e.uint(v)
-        }
+        IntValue::I64(v) => write_i64(v, st, e),
+        IntValue::U64(v) => write_u64(v, st, e),
         // SAFETY: `obj` is a live int and the GIL is held (the precondition), as `write_big` needs.
         IntValue::Big => unsafe { write_big(obj, st, cx, e) },
     }
+}
+
+/// The value of an int that fits `i64`.
+#[inline(always)]
+pub fn write_i64<E: Emitter>(v: i64, st: State, e: &mut E) -> Res {
+    if E::JSON_TEXT
+        && st.has(opt::STRICT_INTEGER)
+        && !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&v)
+    {
+        return Err(error::int_not_53_bit());
+    }
+    e.int(v)
+}
+
+/// The value of an int above `i64::MAX` that fits `u64`.
+#[inline(always)]
+pub fn write_u64<E: Emitter>(v: u64, st: State, e: &mut E) -> Res {
+    if E::JSON_TEXT && st.has(opt::STRICT_INTEGER) && v > MAX_SAFE_INTEGER as u64 {
+        return Err(error::int_not_53_bit());
+    }
+    e.uint(v)
 }
 
 /// # Safety

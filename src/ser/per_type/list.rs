@@ -3,7 +3,7 @@ use crate::error::Res;
 use crate::emit::Emitter;
 use crate::ffi::{self, Ref};
 use crate::ser::state::State;
-use crate::ser::{dispatch, error, Ctx};
+use crate::ser::{dispatch, Ctx};
 
 /// A `list` (or subclass) as an array. An empty list is written here, inline in the caller's
 /// loop, as an empty dict is: documents hold many (a field with no items), and two calls out of
@@ -70,8 +70,9 @@ fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
 /// The list is held for the duration. With the GIL its length is read again before each item,
 /// so Python code run from `default` can neither free it nor make us read past its end; a
 /// change of length is an error (the array header has already been written). In free-threaded
-/// builds the items are copied under the list's lock first ([`ffi::ListItems`]): the array is
-/// the list as it was at that moment, whatever other threads do to it meanwhile.
+/// builds the items are read under the list's lock, and those that cannot be written there are
+/// held from it ([`crate::ser::per_type::locked`]): the array is the list as it was at one
+/// moment, whatever other threads do to it meanwhile.
 ///
 /// # Safety
 /// `obj` is a live list; the thread is attached.
@@ -79,28 +80,42 @@ fn write_float_pair<E: Emitter>(a: f64, b: f64, st: State, e: &mut E) -> Res {
 unsafe fn write_list<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
     let st = st.enter_container()?;
     // SAFETY: `obj` is a live list and the thread is attached (this function's precondition);
-    // `while_held` keeps it alive for the walk, and `ListItems` reads its items by the rules of the
-    // build (bounds-checked with the GIL, copied under its lock without).
+    // `while_held` keeps it alive for the walk, and the walk reads its items by the rules of the
+    // build (bounds-checked with the GIL, under its lock without).
+    unsafe { ffi::while_held(obj.as_ptr(), || walk_items(obj, st, cx, e)) }
+}
+
+/// Free-threaded: the items are written under the list's lock, or from references taken under
+/// it.
+#[cfg(Py_GIL_DISABLED)]
+use crate::ser::per_type::locked::write_list as walk_items;
+
+/// With the GIL: a held list's items, each read from the list as it is written.
+///
+/// # Safety
+/// `obj` is a live list, held by the caller; the GIL is held.
+#[cfg(not(Py_GIL_DISABLED))]
+#[inline(always)]
+unsafe fn walk_items<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) -> Res {
+    // SAFETY: `obj` is a live list, held by the caller, and the GIL is held (the precondition).
     unsafe {
-        ffi::while_held(obj.as_ptr(), || {
-            let items = ffi::ListItems::new(obj.as_ptr());
-            let len = items.len();
-            e.array_begin(len)?;
-            for i in 0..len {
-                // SAFETY: the list (or, free-threaded, the copy) holds the item, and no Python
-                // code has run since it was read: it is live until Python code runs, `Ref`'s
-                // contract, and the writers that run Python code hold it first.
-                let Some(item) = items.get(i).map(|item| Ref::new(item)) else {
-                    return Err(error::changed_size("list"));
-                };
-                e.array_item(i)?;
-                dispatch::write(item, st, cx, e).map_err(|err| err.at_index(i, obj))?;
-            }
-            if items.changed() {
-                return Err(error::changed_size("list"));
-            }
-            e.array_end()
-        })
+        let items = ffi::ListItems::new(obj.as_ptr());
+        let len = items.len();
+        e.array_begin(len)?;
+        for i in 0..len {
+            // SAFETY: the list holds the item, and no Python code has run since it was read: it
+            // is live until Python code runs, `Ref`'s contract, and the writers that run Python
+            // code hold it first.
+            let Some(item) = items.get(i).map(|item| Ref::new(item)) else {
+                return Err(crate::ser::error::changed_size("list"));
+            };
+            e.array_item(i)?;
+            dispatch::write(item, st, cx, e).map_err(|err| err.at_index(i, obj))?;
+        }
+        if items.changed() {
+            return Err(crate::ser::error::changed_size("list"));
+        }
+        e.array_end()
     }
 }
 

@@ -14,7 +14,11 @@ pub mod float;
 pub mod fragment;
 pub mod int;
 pub mod key;
+#[cfg(Py_GIL_DISABLED)]
+pub mod leaf;
 pub mod list;
+#[cfg(Py_GIL_DISABLED)]
+pub mod locked;
 pub mod numpy;
 pub mod oob;
 pub mod pydantic;
