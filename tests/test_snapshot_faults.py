@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from fastmsgpack.snapshot import load, save
@@ -348,3 +349,26 @@ def test_cleaning_never_touches_a_running_save(tmp_path: Path) -> None:
     assert result["after"] == []
     # The slow save finished after the fast saver's first saves: its object, or a later one.
     assert result["gen"] == 1 or 100 <= result["gen"] < 140  # type: ignore[operator]
+
+
+def test_an_unlocked_file_of_a_running_process_is_stale_only_when_old(tmp_path: Path) -> None:
+    # A save locks its temporary file a moment after creating it: in that moment the file is
+    # unlocked but new, and its process (the PID in its name) is running, so it is left alone.
+    # An unlocked file that is old is stale whatever its PID (a PID reused by another process,
+    # as in containers whose processes get the same PIDs at every start).
+    from fastmsgpack.snapshot import remove_stale
+
+    young = tmp_path / f".plan.snap.{os.getpid()}-7-0badcafe.tmp"
+    old = tmp_path / f".plan.snap.{os.getppid()}-8-0badcafe.tmp"
+    for path in (young, old):
+        path.write_bytes(b"partial")
+    an_hour_ago = time.time() - 3600
+    os.utime(old, (an_hour_ago, an_hour_ago))
+    assert remove_stale(tmp_path) == [str(old)]
+    assert temps(tmp_path) == [young.name]
+    save(tmp_path / "plan.snap", {"a": 1})
+    assert temps(tmp_path) == [young.name]
+    os.utime(young, (an_hour_ago, an_hour_ago))
+    save(tmp_path / "plan.snap", {"a": 2})
+    assert temps(tmp_path) == []
+    assert load(tmp_path / "plan.snap") == {"a": 2}

@@ -3,10 +3,14 @@
 //! A save writes into `.NAME.PID-N-XXXXXXXX.tmp` next to the snapshot, created exclusively, and
 //! holds an exclusive `flock` on it from just after creating it until after the rename (or the
 //! removal, if the save fails). A process killed in the middle of a save leaves its temporary
-//! file, but its lock goes with it: a file of that name that a non-blocking `flock` can take
-//! belongs to no running save, and [`remove_stale`] removes it while holding the lock. A save
-//! that finds its file gone once it holds its lock (a cleaner took the lock in the moment
-//! between the creation and the `flock`, and removed the file) makes another.
+//! file, but its lock goes with it. [`remove_stale`] removes a file of that name only when a
+//! non-blocking `flock` can take it *and* either the process `PID` named in it is gone or the
+//! file is [`SURELY_STALE`] old: a save in the moment between creating its file and locking it
+//! is not yet seen by the lock, but its process is running and its file new. (A PID reused by
+//! another process, as in containers whose processes get the same PIDs at every start, only
+//! keeps a stale file until it is that old. Should a save ever be paused in that moment for
+//! longer, or its process be one the cleaner cannot see, the save still succeeds: one that finds
+//! its file gone once it holds its lock makes another.)
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
@@ -113,8 +117,9 @@ pub fn is_temp_name(file_name: &OsStr, name: Option<&OsStr>) -> bool {
 }
 
 /// Removes from `dir` the temporary files of saves that are no longer running (of the
-/// snapshot `name`, or of any snapshot), and returns their paths. A file that cannot be opened,
-/// is not a regular file, or is locked (a running save's) is left alone.
+/// snapshot `name`, or of any snapshot), and returns their paths. A file whose process is still
+/// running, or that cannot be opened, is not a regular file, or is locked (a running save's) is
+/// left alone.
 pub fn remove_stale(dir: &Path, name: Option<&OsStr>) -> io::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
     for entry in std::fs::read_dir(dir)? {
@@ -123,11 +128,51 @@ pub fn remove_stale(dir: &Path, name: Option<&OsStr>) -> io::Result<Vec<PathBuf>
             continue;
         }
         let path = entry.path();
+        if owner_pid(&entry.file_name()).is_some_and(may_be_running) && !surely_stale(&path) {
+            continue;
+        }
         if remove_if_stale(&path) {
             removed.push(path);
         }
     }
     Ok(removed)
+}
+
+/// The `PID` of a temporary file's name `.NAME.PID-N-XXXXXXXX.tmp` (one `is_temp_name` accepts).
+fn owner_pid(file_name: &OsStr) -> Option<u32> {
+    let inner = file_name.as_bytes().strip_suffix(b".tmp")?;
+    let stamp = &inner[inner.iter().rposition(|&b| b == b'.')? + 1..];
+    let digits = stamp.split(|&b| b == b'-').next()?;
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+/// The age past which an unlocked temporary file is stale whatever its `PID`: a save holds its
+/// lock from a moment after creating the file, never seconds later.
+const SURELY_STALE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether the file at `path` was last written [`SURELY_STALE`] ago or longer.
+fn surely_stale(path: &Path) -> bool {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|written| written.elapsed().is_ok_and(|age| age >= SURELY_STALE))
+}
+
+/// Whether the process `pid` may still be running: this process, or one that exists (signal 0
+/// sends nothing; `EPERM` means it exists but is not ours to signal).
+fn may_be_running(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    // 0 and negative numbers name process groups, not a process: no save's.
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: `kill` with signal 0 delivers nothing; it only reports whether `pid` exists.
+    let found = unsafe { libc::kill(pid, 0) } == 0;
+    found || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Removes the temporary file at `path` if no running save holds its lock.
@@ -168,5 +213,16 @@ mod tests {
         assert!(!named(".plan.snap.12-0-0badcafe-1.tmp", None));
         assert!(!named("..12-0-0badcafe.tmp", None));
         assert!(!named(".notes.tmp", None));
+    }
+
+    #[test]
+    fn the_process_of_a_temporary_file_is_read_from_its_name() {
+        let pid = |s: &str| owner_pid(OsStr::new(s));
+        assert_eq!(pid(".plan.snap.12-0-0badcafe.tmp"), Some(12));
+        assert_eq!(pid(".a.b.4194304-2-00000000.tmp"), Some(4_194_304));
+        assert_eq!(pid(".plan.snap.99999999999-0-0badcafe.tmp"), None);
+        assert!(may_be_running(std::process::id()));
+        assert!(!may_be_running(0));
+        assert!(!may_be_running(u32::MAX));
     }
 }
