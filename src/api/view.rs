@@ -20,8 +20,6 @@ pub fn _view<'py>(
     dec_hook: Option<&Bound<'py, PyAny>>,
     validate: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    // Bins are bytes: a memoryview into the view's input (OPT_BIN_MEMORYVIEW) is not offered.
-    let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
     let args = UnpackArgs {
         option,
         ext_hook,
@@ -29,8 +27,13 @@ pub fn _view<'py>(
         dec_hook,
         ..UnpackArgs::default()
     };
-    let request = request::unpack("View", mask, args)?;
-    crate::view::open(py, data, &request, validate, None)
+    crate::view::open(py, data, &view_request(args)?, validate, None)
+}
+
+/// The request of a view: `unpackb`'s, but bins are bytes (a memoryview into the view's input,
+/// OPT_BIN_MEMORYVIEW, is not offered), and no buffers or registry.
+fn view_request<'a, 'py>(args: UnpackArgs<'a, 'py>) -> PyResult<crate::de::Request<'a, 'py>> {
+    request::unpack("View", opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW, args)
 }
 
 /// `_view_indexed(data, index, option=None, ext_hook=None, type=None, dec_hook=None)`: the view
@@ -47,7 +50,6 @@ pub fn _view_indexed<'py>(
     r#type: Option<&Bound<'py, PyAny>>,
     dec_hook: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mask = opt::UNPACKB_MASK & !opt::BIN_MEMORYVIEW;
     let args = UnpackArgs {
         option,
         ext_hook,
@@ -55,6 +57,5 @@ pub fn _view_indexed<'py>(
         dec_hook,
         ..UnpackArgs::default()
     };
-    let request = request::unpack("View", mask, args)?;
-    crate::view::open(py, data, &request, false, Some(&index.get().0))
+    crate::view::open(py, data, &view_request(args)?, false, Some(&index.get().0))
 }
