@@ -301,7 +301,16 @@ def error_reason(exc: BaseException) -> str:
     return reason if isinstance(reason, str) else str(exc)
 
 
-_REPR = reprlib.Repr()
+class _Repr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        # An int past sys.get_int_max_str_digits() has no decimal repr: shown in hexadecimal.
+        try:
+            return super().repr_int(x, level)
+        except ValueError:
+            return reprlib.Repr.repr_str(self, hex(x), level).strip("'")
+
+
+_REPR = _Repr()
 _REPR.maxlevel = 4
 _REPR.maxstring = 60
 _REPR.maxother = 60

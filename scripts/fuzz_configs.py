@@ -111,9 +111,21 @@ def _tokens(value: Any) -> list[tuple[str, Any]]:
             for key, item in reversed(list(v.items())):
                 stack.append(item)
                 stack.append(key)
+        elif isinstance(v, int):
+            # Hexadecimal has no digit limit: repr of an int past sys.get_int_max_str_digits()
+            # (a big integer of OPT_EXACT holds up to 9865 digits) raises ValueError.
+            out.append((type(v).__name__, hex(v)))
         else:
             out.append((type(v).__name__, repr(v)))
     return out
+
+
+def _show(value: Any) -> str:
+    """The start of ``repr(value)``, for a message; the tokens where ``repr`` cannot be made."""
+    try:
+        return repr(value)[:200]
+    except (RecursionError, ValueError):
+        return repr(_tokens(value)[:16])[:200]
 
 
 def _same(a: tuple[bool, Any], b: tuple[bool, Any]) -> bool:
@@ -125,10 +137,11 @@ def _same(a: tuple[bool, Any], b: tuple[bool, Any]) -> bool:
 
 
 def _same_value(a: Any, b: Any) -> bool:
-    """Whether ``a`` and ``b`` have the same ``repr``, also when nested too deep for it."""
+    """Whether ``a`` and ``b`` have the same ``repr``, also where ``repr`` cannot be made."""
     try:
         return repr(a) == repr(b)
-    except RecursionError:
+    except (RecursionError, ValueError):
+        # Too deep for repr, or an int past the interpreter's limit on decimal digits.
         return _tokens(a) == _tokens(b)
 
 
@@ -227,18 +240,18 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
         elif not _same(outcome, reference):
             yield (
                 f"registry-{name}",
-                f"{name} gave {outcome[1]!r:.200}, unpackb gave {reference[1]!r:.200}",
+                f"{name} gave {_show(outcome[1])}, unpackb gave {_show(reference[1])}",
             )
             return
     assert reference is not None
     streamed = _outcome(lambda: _unpacker(data, option=option, registry=REGISTRY))
     if reference[0] and (not streamed[0] or not _same_value(streamed[1], reference[1])):
-        yield "registry-Unpacker", f"Unpacker gave {streamed[1]!r:.200}"
+        yield "registry-Unpacker", f"Unpacker gave {_show(streamed[1])}"
         return
     if reference[0]:
         hooked = _outcome(lambda: _hooked(data, option))
         if hooked[0] and not _same_value(hooked[1], reference[1]):
-            yield "registry-oracle", f"{reference[1]!r:.200}, with a hook {hooked[1]!r:.200}"
+            yield "registry-oracle", f"{_show(reference[1])}, with a hook {_show(hooked[1])}"
             return
     for registry in (None, REGISTRY):
         plain = _outcome(
@@ -250,7 +263,7 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
             )
         )
         if plain[0] != views[0]:
-            yield "memoryview", f"{views[1]!r:.200} where unpackb gave {plain[1]!r:.200}"
+            yield "memoryview", f"{_show(views[1])} where unpackb gave {_show(plain[1])}"
             return
         if views[0]:
             wrong_view = _views_problem(views[1], data)
@@ -258,7 +271,7 @@ def problems(data: bytes, header: int) -> Iterator[tuple[str, str]]:
                 yield "memoryview-view", wrong_view
                 return
             if not _same(_packed(views[1], option), _packed(plain[1], option)):
-                yield "memoryview", f"{views[1]!r:.200} where unpackb gave {plain[1]!r:.200}"
+                yield "memoryview", f"{_show(views[1])} where unpackb gave {_show(plain[1])}"
                 return
     yield from _compat_problems(data)
 
@@ -273,10 +286,10 @@ def _compat_problems(data: bytes) -> Iterator[tuple[str, str]]:
             if not isinstance(ours[1], ValueError) and (
                 peer[0] or type(peer[1]) is not type(ours[1])
             ):
-                yield "compat-error-type", f"compat.unpackb({kw}) raised {ours[1]!r:.200}"
+                yield "compat-error-type", f"compat.unpackb({kw}) raised {_show(ours[1])}"
                 return
         elif peer[0] and not _same_value(ours[1], peer[1]):
-            yield "compat", f"compat.unpackb({kw}) gave {ours[1]!r:.200}, msgpack {peer[1]!r:.200}"
+            yield "compat", f"compat.unpackb({kw}) gave {_show(ours[1])}, msgpack {_show(peer[1])}"
             return
 
 
