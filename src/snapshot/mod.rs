@@ -9,6 +9,7 @@
 
 mod codec;
 mod error;
+mod pieces;
 mod read;
 mod records;
 mod send;
@@ -18,6 +19,8 @@ mod write;
 use pyo3::prelude::*;
 
 pub use error::SnapshotError;
+pub use pieces::Plan;
+pub use write::begin;
 
 /// Adds the snapshot functions (all private: `fastmsgpack.snapshot` wraps them) to the module.
 pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
