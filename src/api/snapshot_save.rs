@@ -12,7 +12,7 @@ use crate::{ser, snapshot};
 /// `_snapshot_save_packing(path, obj, default, option, registry, codec, level, threads, meta,
 /// piece, start)`: packs `obj` as `packb(obj, default, option, registry=registry)` and saves it
 /// compressed at `path`, durably; once the packed output passes `start` bytes, its pieces of
-/// `piece` bytes are compressed by a thread of their own while the walk goes on.
+/// `piece` bytes are compressed by a thread of their own while the walk goes on. Returns whether they were.
 #[pyfunction]
 #[pyo3(signature = (path, obj, default, option, registry, codec, level, threads, meta, piece, start))]
 #[allow(clippy::too_many_arguments)]
@@ -29,7 +29,7 @@ pub fn _snapshot_save_packing(
     meta: &Bound<'_, PyBytes>,
     piece: usize,
     start: usize,
-) -> PyResult<()> {
+) -> PyResult<bool> {
     let request = Pack::parse("save", default, option, registry)?;
     let plan = snapshot::Plan {
         piece: piece.max(4096),
@@ -38,7 +38,11 @@ pub fn _snapshot_save_packing(
     let (saving, mut sink) =
         snapshot::begin(py, path, (codec, level, threads), meta.as_bytes(), plan)?;
     match ser::pack_in_pieces(py, obj, request.hooks(), request.opts, &mut sink) {
-        Ok(len) => saving.finish(py, sink.end(len)),
+        Ok(len) => {
+            let packed = sink.end(len);
+            let in_pieces = matches!(packed, snapshot::Packed::Sent(_));
+            saving.finish(py, packed).map(|()| in_pieces)
+        }
         Err(err) => Err(saving.abandon(py, sink, err)),
     }
 }

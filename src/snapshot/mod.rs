@@ -19,7 +19,7 @@ mod write;
 use pyo3::prelude::*;
 
 pub use error::SnapshotError;
-pub use pieces::Plan;
+pub use pieces::{Packed, Plan};
 pub use write::begin;
 
 /// Adds the snapshot functions (all private: `fastmsgpack.snapshot` wraps them) to the module.

@@ -216,12 +216,17 @@ impl crate::ffi::Pieces for Sink {
                 self.stopped = true;
                 return Err(pyo3::exceptions::PyOSError::new_err("the save failed").into());
             }
-        } else if self.buf.capacity() == 0 {
-            self.buf
-                .try_reserve_exact(self.plan.piece.max(extra))
-                .map_err(|_| out_of_memory())?;
         } else {
-            self.buf.try_reserve(extra).map_err(|_| out_of_memory())?;
+            // Doubling, but first to `from` exactly while the thread may still start there.
+            let cap = self.buf.capacity();
+            let mut target = cap.saturating_mul(2).max(self.plan.piece);
+            if self.worker.is_none() && !self.alone && len < self.plan.from {
+                target = target.min(self.plan.from);
+            }
+            let need = len.checked_add(extra).ok_or_else(out_of_memory)?;
+            self.buf
+                .try_reserve_exact(target.max(need) - len)
+                .map_err(|_| out_of_memory())?;
         }
         Ok((self.buf.as_mut_ptr(), self.buf.capacity(), self.buf.len()))
     }

@@ -242,7 +242,7 @@ impl Saving {
     /// ended with one (a full disk), or else `err`.
     pub fn abandon(self, py: Python<'_>, sink: Sink, err: PyErr) -> PyErr {
         let stopped = sink.stopped();
-        let path = self.temp.path.clone();
+        let path = self.path.clone();
         let own = py.detach(move || {
             let own = sink.abandon();
             let _ = std::fs::remove_file(&self.temp.path);
