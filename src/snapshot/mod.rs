@@ -6,6 +6,8 @@
 //! compressing ([`codec`]) straight into the temporary file, `fsync`, the rename and the
 //! directory's `fsync` ([`write`]), and reading, checking and decompressing straight into the
 //! `bytes` that `unpackb` then reads ([`read`]). Record files share the checksum ([`records`]).
+//! A compressed save packs in `crate::api` instead, into [`pieces`] that a thread of their own
+//! compresses while the walk goes on.
 
 mod codec;
 mod error;

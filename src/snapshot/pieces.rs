@@ -293,8 +293,12 @@ fn compress(
     let file = out.into_inner().map_err(|e| e.into_error())?;
     let header = sized_header(settings.codec, &kept, total)?;
     if header.len() > room {
-        let (from, to) = (at + room as u64, at + header.len() as u64);
-        move_up(&file, from, to, rest)?;
+        let span = (at + room as u64, at + header.len() as u64, rest);
+        move_up(
+            |buf, at| file.read_exact_at(buf, at),
+            |buf, at| file.write_all_at(buf, at),
+            span,
+        )?;
     }
     file.write_all_at(&header, at)?;
     let size = header.len() as u64 + rest;
@@ -415,17 +419,22 @@ fn sized_header(codec: Codec, kept: &[u8], total: u64) -> io::Result<Vec<u8>> {
     }
 }
 
-/// Moves the `len` bytes of `file` at `from` to `to`, later in the file (a header longer than
-/// the room left for it), from the end backwards.
-fn move_up(file: &File, from: u64, to: u64, len: u64) -> io::Result<()> {
-    let mut buf = vec![0u8; IO_BUFFER];
+/// Moves the `len` bytes at `from` to `to`, later in the file (a header longer than the room
+/// left for it), from the end backwards, with `read` and `write` at offsets.
+#[cold]
+fn move_up(
+    mut read: impl FnMut(&mut [u8], u64) -> io::Result<()>,
+    mut write: impl FnMut(&[u8], u64) -> io::Result<()>,
+    (from, to, len): (u64, u64, u64),
+) -> io::Result<()> {
+    let mut buf = vec![0u8; IO_BUFFER.min(len as usize)];
     let mut left = len;
     while left > 0 {
-        let n = left.min(IO_BUFFER as u64);
+        let n = left.min(buf.len() as u64);
         left -= n;
         let chunk = &mut buf[..n as usize];
-        file.read_exact_at(chunk, from + left)?;
-        file.write_all_at(chunk, to + left)?;
+        read(chunk, from + left)?;
+        write(chunk, to + left)?;
     }
     Ok(())
 }
@@ -442,4 +451,85 @@ fn checksum_at(file: &File, at: u64, len: u64) -> io::Result<u64> {
         done += n as u64;
     }
     Ok(hasher.digest())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first `n` bytes of `data` compressed as the one-buffer path does, told the size or
+    /// not.
+    fn frame_start(codec: Codec, data: &[u8], sized: bool, n: usize) -> Vec<u8> {
+        let size = sized.then_some(data.len() as u64);
+        let out = match codec {
+            Codec::Zstd => {
+                let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+                enc.include_contentsize(sized).unwrap();
+                enc.set_pledged_src_size(size).unwrap();
+                enc.write_all(data).unwrap();
+                enc.finish().unwrap()
+            }
+            _ => {
+                let info = lz4_flex::frame::FrameInfo::new()
+                    .content_size(size)
+                    .block_size(lz4_flex::frame::BlockSize::Max256KB);
+                let mut enc = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
+                enc.write_all(data).unwrap();
+                enc.finish().unwrap()
+            }
+        };
+        out[..n].to_vec()
+    }
+
+    #[test]
+    fn the_sized_header_is_the_one_the_compressor_writes_told_the_size() {
+        // Past zstd's window at level 1 (512 KiB).
+        let data: Vec<u8> = (0..700_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let total = data.len() as u64;
+        for (codec, head, sized) in [(Codec::Zstd, ZSTD_HEAD, 10), (Codec::Lz4, LZ4_HEAD, 15)] {
+            let kept = frame_start(codec, &data, false, head);
+            let want = frame_start(codec, &data, true, sized);
+            assert_eq!(sized_header(codec, &kept, total).unwrap(), want);
+        }
+        // From 0xFFFFFFFF bytes on, zstd's size takes 8 bytes.
+        let kept = frame_start(Codec::Zstd, &data, false, ZSTD_HEAD);
+        let big = sized_header(Codec::Zstd, &kept, 1 << 32).unwrap();
+        assert_eq!(big.len(), 14);
+        assert_eq!(big[4], 3 << 6);
+        assert_eq!(big[6..], (1u64 << 32).to_le_bytes());
+        // A header of another form is refused, not patched.
+        assert!(sized_header(Codec::Zstd, &[0x28, 0xb5, 0x2f, 0xfd, 0x20, 0], 9).is_err());
+        assert!(sized_header(Codec::Lz4, &[0, 0, 0, 0, 0, 0, 0], 9).is_err());
+    }
+
+    #[test]
+    fn moving_up_keeps_every_byte() {
+        let len = IO_BUFFER * 2 + 12_345;
+        let mut file: Vec<u8> = (0..len + 100).map(|i| (i % 253) as u8).collect();
+        let want = file[10..10 + len].to_vec();
+        let cell = std::cell::RefCell::new(&mut file);
+        move_up(
+            |buf, at| {
+                let at = at as usize;
+                buf.copy_from_slice(&cell.borrow()[at..at + buf.len()]);
+                Ok(())
+            },
+            |buf, at| {
+                let at = at as usize;
+                cell.borrow_mut()[at..at + buf.len()].copy_from_slice(buf);
+                Ok(())
+            },
+            (10, 14, len as u64),
+        )
+        .unwrap();
+        assert_eq!(file[14..14 + len], want[..]);
+    }
+
+    #[test]
+    fn zstd_windows_follow_its_levels() {
+        assert_eq!(window_of(-5), 1 << 19);
+        assert_eq!(window_of(3), 1 << 21);
+        assert_eq!(window_of(19), 1 << 23);
+        assert_eq!(window_of(22), 1 << 27);
+    }
 }
