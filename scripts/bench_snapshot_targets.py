@@ -11,7 +11,8 @@ the other libraries):
   against reading the file, checking and decompressing it, and ``unpackb``;
 - save and load against msgpack-python with the zstandard module at level 3, the file sizes,
   and save against pickle 5 with gzip;
-- compressing in pieces against packing whole first (the threshold's effect), per size.
+- compressing in pieces (from ``snapshot._PIECES_FROM``, as ``save`` does) against packing whole
+  first, per size and codec, and whether the pieces were used (zstd's start past its window).
 
 At 1,270,000 children (100 MB packed): a compressed save with ``threads=2`` against one thread
 (best of two each); in fresh processes (scripts/bench_snapshot_memory.py's), the peak memory of
@@ -63,7 +64,7 @@ def main() -> None:
 
     import fastmsgpack
     from fastmsgpack import snapshot
-    from fastmsgpack._fastmsgpack import _snapshot_loads
+    from fastmsgpack._fastmsgpack import _snapshot_loads, _snapshot_save_packing
 
     r = args.repeat
     rows: list[tuple[str, str, str, str]] = []  # what, measured, ratio, target
@@ -148,26 +149,31 @@ def main() -> None:
         )
 
         print("compressing in pieces against packing whole first (save, ms):", flush=True)
-        print(f"  {'children':>9} {'packed':>9} {'codec':>7} {'whole':>8} {'pieces':>8}")
-        default_from = snapshot._PIECES_FROM
+        print(f"  {'children':>9} {'packed':>9} {'codec':>7} {'whole':>8} {'pieces':>8} in pieces")
         for n in (3_000, 15_000, 40_000, 100_000):
             value = make_route(n)
             size = len(fastmsgpack.packb(value))
-            for codec, level in (("lz4", None), ("zstd", 1), ("zstd", 3)):
-                times = {}
-                for mode, start in (("whole", 1 << 62), ("pieces", 0)):
-                    snapshot._PIECES_FROM = start
-                    times[mode] = best(
-                        r, lambda v=value, c=codec, lv=level: snapshot.save(ours, v, compress=c, level=lv)
-                    )
-                label = codec if level is None else f"zstd {level}"
+            for codec, level in (("lz4", 0), ("zstd", 1), ("zstd", 3)):
+                times, used = {}, False
+                for mode, start in (("whole", 1 << 62), ("pieces", snapshot._PIECES_FROM)):
+
+                    def save_in(
+                        v: Any = value, c: str = codec, lv: int = level, s: int = start
+                    ) -> bool:
+                        # save's own call, told where to start the pieces; says if it did.
+                        return _snapshot_save_packing(
+                            str(ours), v, None, None, None, c, lv, 0, b"\xc0", snapshot._PIECE, s
+                        )
+
+                    used = save_in() or used
+                    times[mode] = best(r, save_in)
+                label = codec if codec == "lz4" else f"zstd {level}"
                 print(
                     f"  {n:>9} {size:>9} {label:>7} {times['whole'] * ms:>8.1f} "
-                    f"{times['pieces'] * ms:>8.1f}",
+                    f"{times['pieces'] * ms:>8.1f} {'yes' if used else 'no (one buffer)'}",
                     flush=True,
                 )
-        snapshot._PIECES_FROM = default_from
-        del obj
+        obj.clear()  # the 100 MB one is built next
 
         if not args.no_large:
             big = make_route(LARGE)

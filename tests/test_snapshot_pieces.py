@@ -12,6 +12,7 @@ import pytest
 
 import fastmsgpack
 from fastmsgpack import snapshot
+from fastmsgpack._fastmsgpack import _snapshot_save_packing
 from fastmsgpack.snapshot import dumps, load, save
 
 # zstd at levels 1 and 3, with and without its worker threads, and lz4.
@@ -22,7 +23,9 @@ def route(n: int, seed: int = 7) -> dict[str, Any]:
     rng = random.Random(seed)
     return {
         "id": seed,
-        "stops": [{"id": i, "at": [rng.random(), rng.random()], "n": "s" * (i % 9)} for i in range(n)],
+        "stops": [
+            {"id": i, "at": [rng.random(), rng.random()], "n": "s" * (i % 9)} for i in range(n)
+        ],
     }
 
 
@@ -32,8 +35,10 @@ def temps(directory: Path) -> list[str]:
 
 def save_as(path: Path, obj: Any, *, pieces: bool, piece: int = 1 << 20, **kw: Any) -> bool:
     """Saves as `save` does, in pieces from the start or never; returns whether in pieces."""
-    codec, level, threads = snapshot._settings(kw.pop("compress"), kw.pop("level", None), kw.pop("threads", 0))
-    return snapshot._snapshot_save_packing(
+    codec, level, threads = snapshot._settings(
+        kw.pop("compress"), kw.pop("level", None), kw.pop("threads", 0)
+    )
+    return _snapshot_save_packing(
         str(path),
         obj,
         kw.pop("default", None),
@@ -55,7 +60,9 @@ def large() -> dict[str, Any]:
     return route(90_000)
 
 
-@pytest.mark.parametrize(("codec", "level", "threads"), SETTINGS, ids=["zstd3", "zstd1", "zstd3-t2", "lz4"])
+@pytest.mark.parametrize(
+    ("codec", "level", "threads"), SETTINGS, ids=["zstd3", "zstd1", "zstd3-t2", "lz4"]
+)
 def test_pieces_write_the_bytes_of_the_one_buffer_path(
     tmp_path: Path, large: dict[str, Any], codec: str, level: int | None, threads: int
 ) -> None:
@@ -72,7 +79,9 @@ def test_pieces_write_the_bytes_of_the_one_buffer_path(
     assert temps(tmp_path) == []
 
 
-def test_save_compresses_a_large_object_in_pieces_by_default(tmp_path: Path, large: dict[str, Any]) -> None:
+def test_save_compresses_a_large_object_in_pieces_by_default(
+    tmp_path: Path, large: dict[str, Any]
+) -> None:
     # The default threshold is under this object's size: save takes the path the test above
     # checks, and writes what dumps makes.
     assert len(fastmsgpack.packb(large)) > max(snapshot._PIECES_FROM, 2 << 20)
@@ -89,7 +98,9 @@ def test_small_pieces_and_extensions_across_them(tmp_path: Path, piece: int) -> 
     inner = [(i, rng.random(), frozenset({i, -i}), "t" * (i % 40)) for i in range(20_000)]
     for obj in ({"rows": inner, "tail": (1, 2)}, (inner, {"k": (3,)})):
         path = tmp_path / "x.snap"
-        assert save_as(path, obj, pieces=True, piece=piece, compress="lz4", option=fastmsgpack.OPT_EXACT)
+        assert save_as(
+            path, obj, pieces=True, piece=piece, compress="lz4", option=fastmsgpack.OPT_EXACT
+        )
         assert path.read_bytes() == dumps(obj, compress="lz4", option=fastmsgpack.OPT_EXACT)
         assert load(path, option=fastmsgpack.OPT_EXACT) == obj
     assert temps(tmp_path) == []
