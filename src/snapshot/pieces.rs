@@ -236,9 +236,10 @@ impl crate::ffi::Pieces for Sink {
 /// inputs, zstd 1.5): an output told its size is compressed the same way only past it.
 fn window_of(level: i32) -> usize {
     let log = match level {
+        // Level 0 is zstd's default, 3.
+        0 | 3..=8 => 21,
         ..=1 => 19,
         2 => 20,
-        3..=8 => 21,
         9..=16 => 22,
         17..=19 => 23,
         20 => 25,
@@ -529,6 +530,8 @@ mod tests {
     fn zstd_windows_follow_its_levels() {
         assert_eq!(window_of(-5), 1 << 19);
         assert_eq!(window_of(3), 1 << 21);
+        assert_eq!(window_of(0), 1 << 21);
+        assert_eq!(window_of(1), 1 << 19);
         assert_eq!(window_of(19), 1 << 23);
         assert_eq!(window_of(22), 1 << 27);
     }
