@@ -116,7 +116,8 @@ def save(
     header (a schema version, a creation time), which ``info`` reads back. ``index``: whether an
     uncompressed snapshot carries an offset index for ``view`` (None, the default: when it packs
     to 1 MiB or more). A failed save (an ``OSError``, or ``default`` raising) leaves the old file
-    untouched and no temporary file.
+    untouched and no temporary file. A compressed object that packs to more than 1 MiB is
+    compressed by a thread of its own while it is packed (doc/snapshots.md#saving).
     """
     codec, zlevel, threads = _settings(compress, level, threads)
     if index and codec != "none":
