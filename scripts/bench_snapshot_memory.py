@@ -11,7 +11,10 @@ above the RSS before (the pages of the file the view touched), for the snapshot 
 writes it (with its offset index when it packs to 1 MiB or more) and saved with
 ``index=False``.
 
-Usage: scripts/bench_snapshot_memory.py [--children N] [--library NAME]... [--view-only]
+``--whole`` makes compressed saves pack the object whole first and then compress it, as they
+did before compressing in pieces, for comparison.
+
+Usage: scripts/bench_snapshot_memory.py [--children N] [--library NAME]... [--view-only] [--whole]
 (run with the .venv interpreter, from the repository root; Linux only)
 """
 
@@ -44,6 +47,8 @@ def reset_peak():
         f.write("5")
 
 name, n, op = {name!r}, {n!r}, {op!r}
+if {whole!r}:
+    snapshot._PIECES_FROM = 1 << 62  # packed whole first, then compressed
 obj = make_route(n)
 directory = tempfile.mkdtemp()
 path = __import__("pathlib").Path(directory) / "route.snap"
@@ -73,8 +78,8 @@ print(json.dumps({{"packed": packed, "peak": peak - before, "grew": after - befo
 """
 
 
-def measure(name: str, n: int, op: str) -> dict[str, float]:
-    code = CHILD.format(bench=str(ROOT / "benchmarks"), name=name, n=n, op=op)
+def measure(name: str, n: int, op: str, whole: bool = False) -> dict[str, float]:
+    code = CHILD.format(bench=str(ROOT / "benchmarks"), name=name, n=n, op=op, whole=whole)
     # Large blocks always mapped afresh (glibc), so that the peak counts them, not memory the
     # process freed before (building the route, importing the libraries) and reuses.
     env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"}
@@ -95,6 +100,11 @@ def main() -> None:
     parser.add_argument("--children", type=int, default=100_000)
     parser.add_argument("--library", action="append")
     parser.add_argument("--view-only", action="store_true", help="only the view measurement")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="compressed saves pack the object whole before compressing (no pieces)",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from test_snapshot import LIBRARIES
@@ -104,7 +114,7 @@ def main() -> None:
     print(f"{'library':<22} {'op':<5} {'packed MB':>10} {'peak MB':>9} {'peak/packed':>12}")
     for name in names:
         for op in ("save", "load"):
-            r = measure(name, args.children, op)
+            r = measure(name, args.children, op, args.whole)
             mb = 1 << 20
             print(
                 f"{name:<22} {op:<5} {r['packed'] / mb:>10.1f} {r['peak'] / mb:>9.1f} "

@@ -161,6 +161,19 @@ def _snapshot_save(
     meta: bytes,
     index: bool | None = None,
 ) -> None: ...
+def _snapshot_save_packing(
+    path: str,
+    obj: Any,
+    default: Any,
+    option: int | None,
+    registry: Any,
+    codec: str,
+    level: int,
+    threads: int,
+    meta: bytes,
+    piece: int,
+    start: int,
+) -> bool: ...
 def _snapshot_dumps(
     data: Buffer, codec: str, level: int, threads: int, meta: bytes, index: bool = False
 ) -> bytes: ...

@@ -33,6 +33,7 @@ from fastmsgpack._fastmsgpack import (
     _snapshot_loads,
     _snapshot_remove_stale,
     _snapshot_save,
+    _snapshot_save_packing,
     _view_indexed,
     packb,
     unpackb,
@@ -64,6 +65,12 @@ FORMAT_VERSION = 2
 MAGIC = b"\x88\xabfastmsgpack\xa8snapshot"
 
 _CODECS = {None: "none", "none": "none", "zstd": "zstd", "lz4": "lz4"}
+
+# A compressed save packs into pieces of _PIECE bytes and, once the packed output passes
+# _PIECES_FROM bytes (for zstd, also past its window: 2 MiB at level 3), hands them to a
+# compressor thread while it goes on packing (doc/snapshots.md#saving).
+_PIECE = 1 << 20
+_PIECES_FROM = 1 << 20
 
 
 def _settings(compress: str | None, level: int | None, threads: int) -> tuple[str, int, int]:
@@ -109,12 +116,28 @@ def save(
     header (a schema version, a creation time), which ``info`` reads back. ``index``: whether an
     uncompressed snapshot carries an offset index for ``view`` (None, the default: when it packs
     to 1 MiB or more). A failed save (an ``OSError``, or ``default`` raising) leaves the old file
-    untouched and no temporary file.
+    untouched and no temporary file. A compressed object that packs to more than 1 MiB is
+    compressed by a thread of its own while it is packed (doc/snapshots.md#saving).
     """
     codec, zlevel, threads = _settings(compress, level, threads)
     if index and codec != "none":
         raise ValueError("index applies to uncompressed snapshots (compress=None) only")
     header = _meta(meta)
+    if codec != "none":
+        _snapshot_save_packing(
+            os.fspath(path),
+            obj,
+            default,
+            option,
+            registry,
+            codec,
+            zlevel,
+            threads,
+            header,
+            _PIECE,
+            _PIECES_FROM,
+        )
+        return
     data = packb(obj, default, option, registry=registry)
     _snapshot_save(os.fspath(path), data, codec, zlevel, threads, header, index)
 

@@ -25,6 +25,11 @@ __all__ = [
 
 FORMAT_VERSION: int
 MAGIC: bytes
+# Where a compressed save starts compressing in pieces, and their size (doc/snapshots.md#saving).
+_PIECE: int
+_PIECES_FROM: int
+
+def _settings(compress: str | None, level: int | None, threads: int) -> tuple[str, int, int]: ...
 
 _Path: TypeAlias = str | os.PathLike[str]
 

@@ -13,6 +13,7 @@ mod json;
 mod pack;
 mod packer;
 pub mod request;
+mod snapshot_save;
 mod unpack;
 mod unpacker;
 mod view;
@@ -73,6 +74,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(view::_view, m)?)?;
     m.add_function(wrap_pyfunction!(view::_view_indexed, m)?)?;
     snapshot::add(m)?;
+    m.add_function(wrap_pyfunction!(snapshot_save::_snapshot_save_packing, m)?)?;
     #[cfg(feature = "walk-probe")]
     m.add_function(wrap_pyfunction!(pack::_walk, m)?)?;
     #[cfg(feature = "walk-probe")]

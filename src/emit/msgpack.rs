@@ -200,9 +200,10 @@ impl Emitter for MsgpackEmitter {
     /// payload's length is known.
     #[inline(never)]
     fn ext_begin(&mut self) -> Res<usize> {
-        let mark = self.out.position();
         self.out.put(&[0; EXT_GAP])?;
-        Ok(mark)
+        // Pinned from here: a writer in pieces keeps the gap in the buffer until `ext_end`.
+        self.out.pin();
+        Ok(self.out.position() - EXT_GAP)
     }
 
     #[inline(never)]
@@ -210,6 +211,7 @@ impl Emitter for MsgpackEmitter {
         let len = self.out.position() - mark - EXT_GAP;
         let h = marker::ext_header(tag, len).ok_or_else(|| too_long("Ext data"))?;
         self.out.close_gap(mark, EXT_GAP, &h.block()[..h.len()]);
+        self.out.unpin();
         Ok(())
     }
 

@@ -63,7 +63,7 @@ pub use text::*;
 pub use text_layout::verify as verify_text_layout;
 pub use typed::*;
 pub use types::*;
-pub use writer::{scratch, BytesWriter, SCRATCH_LEN};
+pub use writer::{scratch, BytesWriter, Pieces, SCRATCH_LEN};
 
 pub use pyo3::ffi::PyObject;
 

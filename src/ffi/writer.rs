@@ -46,15 +46,32 @@ pub fn scratch() -> Scratch {
     [MaybeUninit::uninit(); SCRATCH_LEN]
 }
 
+/// Where a writer made by [`BytesWriter::in_pieces`] goes when its buffer is full: the owner
+/// of its buffers, which may take the bytes written so far away (a piece of the output) and
+/// give a new buffer to go on in.
+pub trait Pieces {
+    /// The buffer is full: `len` bytes are written in it and `extra` more do not fit. Returns
+    /// the buffer to go on in (its start, its capacity and how many of its bytes are written),
+    /// with room for `extra` more. With `keep` (an extension is open, whose header is written
+    /// once its end is known) the bytes written must stay where they are, in a larger buffer.
+    fn next(&mut self, len: usize, extra: usize, keep: bool) -> Res<(*mut u8, usize, usize)>;
+}
+
 /// An output under construction: in a scratch buffer until it outgrows it, then in a `bytes`
-/// object owned exclusively until [`BytesWriter::finish`].
+/// object owned exclusively until [`BytesWriter::finish`]; or, made by
+/// [`BytesWriter::in_pieces`], in buffers that a [`Pieces`] owns and takes away when full.
 pub struct BytesWriter {
-    /// The bytes object, once the output is in one; null while it is in the scratch buffer.
+    /// The bytes object, once the output is in one; null while it is in the scratch buffer
+    /// (and always with `pieces`).
     obj: Obj,
     /// Where the output starts: the scratch buffer, or `obj`'s storage.
     buf: *mut u8,
     cap: usize,
     len: usize,
+    /// The owner of the buffers of a writer in pieces; none for the others.
+    pieces: Option<NonNull<dyn Pieces>>,
+    /// How many extensions are open ([`BytesWriter::pin`]): their start must stay in the buffer.
+    pins: u32,
 }
 
 impl BytesWriter {
@@ -70,6 +87,8 @@ impl BytesWriter {
             buf: scratch.as_mut_ptr().cast(),
             cap: SCRATCH_LEN,
             len: 0,
+            pieces: None,
+            pins: 0,
         }
     }
 
@@ -89,6 +108,8 @@ impl BytesWriter {
             buf: buf.as_mut_ptr().cast(),
             cap: buf.len(),
             len: 0,
+            pieces: None,
+            pins: 0,
         }
     }
 
@@ -109,7 +130,40 @@ impl BytesWriter {
             buf,
             cap,
             len: 0,
+            pieces: None,
+            pins: 0,
         })
+    }
+
+    /// A writer whose buffers `pieces` owns: it starts with an empty buffer, asks `pieces` for
+    /// one whenever the buffer is full, and never makes a `bytes` object ([`BytesWriter::finish`]
+    /// is not for it: the owner takes the last `position()` bytes of the buffer it gave last).
+    ///
+    /// # Safety
+    /// The GIL is held while the writer lives, and `pieces` outlives it and is not used
+    /// otherwise meanwhile.
+    pub unsafe fn in_pieces(pieces: &mut (dyn Pieces + 'static)) -> BytesWriter {
+        BytesWriter {
+            obj: std::ptr::null_mut(),
+            buf: NonNull::dangling().as_ptr(),
+            cap: 0,
+            len: 0,
+            pieces: Some(NonNull::from(pieces)),
+            pins: 0,
+        }
+    }
+
+    /// An extension opens: what is written from now on stays in one buffer until
+    /// [`BytesWriter::unpin`] (its header is written at its start once its length is known).
+    #[inline]
+    pub fn pin(&mut self) {
+        self.pins += 1;
+    }
+
+    /// The extension opened by the last [`BytesWriter::pin`] is closed.
+    #[inline]
+    pub fn unpin(&mut self) {
+        self.pins = self.pins.saturating_sub(1);
     }
 
     /// Ensures room for `extra` more bytes.
@@ -124,6 +178,15 @@ impl BytesWriter {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, extra: usize) -> Res {
+        if let Some(mut pieces) = self.pieces {
+            // SAFETY: `pieces` outlives the writer and is used by nothing else meanwhile
+            // (`in_pieces`' contract).
+            let owner = unsafe { pieces.as_mut() };
+            let (buf, cap, len) = owner.next(self.len, extra, self.pins != 0)?;
+            debug_assert!(cap - len >= extra);
+            (self.buf, self.cap, self.len) = (buf, cap, len);
+            return Ok(());
+        }
         let need = self.len.checked_add(extra).ok_or_else(fetch_memory_error)?;
         let mut new_cap = need.max(self.cap.saturating_mul(2)).max(64);
         if self.obj.is_null() {

@@ -234,6 +234,23 @@ pub fn pack_in<'py, R>(
     done(writer)
 }
 
+/// Packs `obj` as `packb` does into buffers that `pieces` owns and takes away as they fill
+/// (a snapshot compressed while it is packed); returns how many bytes the last buffer holds.
+pub fn pack_in_pieces<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    hooks: Hooks<'_, 'py>,
+    opts: Opt,
+    pieces: &mut (dyn ffi::Pieces + 'static),
+) -> PyResult<usize> {
+    let cx = context(py, hooks, opts)?;
+    // SAFETY: the GIL is held for the whole call (`py`), and `pieces` outlives the writer,
+    // which is dropped before this function returns.
+    let writer = unsafe { BytesWriter::in_pieces(pieces) };
+    let writer = write_msgpack(obj, opts, &cx, writer)?;
+    Ok(writer.position())
+}
+
 /// The state at the top of a call: as deep as its hook says, or as [`MAX_ENCODE_DEPTH`].
 ///
 /// [`MAX_ENCODE_DEPTH`]: fastmsgpack_core::limits::MAX_ENCODE_DEPTH

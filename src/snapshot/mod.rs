@@ -6,9 +6,12 @@
 //! compressing ([`codec`]) straight into the temporary file, `fsync`, the rename and the
 //! directory's `fsync` ([`write`]), and reading, checking and decompressing straight into the
 //! `bytes` that `unpackb` then reads ([`read`]). Record files share the checksum ([`records`]).
+//! A compressed save packs in `crate::api` instead, into [`pieces`] that a thread of their own
+//! compresses while the walk goes on.
 
 mod codec;
 mod error;
+mod pieces;
 mod read;
 mod records;
 mod send;
@@ -18,6 +21,8 @@ mod write;
 use pyo3::prelude::*;
 
 pub use error::SnapshotError;
+pub use pieces::{Packed, Plan};
+pub use write::begin;
 
 /// Adds the snapshot functions (all private: `fastmsgpack.snapshot` wraps them) to the module.
 pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {

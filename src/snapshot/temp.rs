@@ -43,7 +43,12 @@ pub fn create(dir: &Path, name: &OsStr) -> io::Result<Temp> {
         temp_name.push(name);
         temp_name.push(format!(".{pid}-{n}-{nanos:08x}.tmp"));
         let path = dir.join(temp_name);
-        let file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+        let file = match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),

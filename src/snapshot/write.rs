@@ -16,6 +16,7 @@ use pyo3::types::PyBytes;
 
 use super::codec::{compress_into, Settings};
 use super::error::os_error;
+use super::pieces::{Packed, Plan, Sink, Stored};
 use super::send::Shared;
 use super::temp;
 use crate::ffi::InputBuffer;
@@ -86,9 +87,7 @@ fn write_snapshot<W: Write>(
     out.write_all(&[0xc6, 0, 0, 0, 0])?;
     let (out, stored_size, checksum) = compress_into(out, data, settings)?;
     let Some(prefix) = format::bin32_prefix(stored_size) else {
-        return Err(io::Error::other(
-            "the compressed snapshot is 4 GiB or more, which one snapshot cannot hold",
-        ));
+        return Err(too_large());
     };
     format::seal(&mut header, slots, size, stored_size, checksum);
     rewrite(out, &header, &prefix)
@@ -124,14 +123,8 @@ pub fn _snapshot_save(
     result.map_err(|(err, at)| os_error(&err, &at))
 }
 
-/// The durable write: the error, and the path it concerns, if any step fails. Once the new
-/// snapshot is in place, the temporary files that dead saves of the same path left are removed.
-fn save(
-    path: &Path,
-    data: &[u8],
-    meta: &[u8],
-    settings: Settings,
-) -> Result<(), (io::Error, PathBuf)> {
+/// The directory of `path` and its file name.
+fn place(path: &Path) -> Result<(PathBuf, &std::ffi::OsStr), (io::Error, PathBuf)> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
@@ -139,8 +132,31 @@ fn save(
     let name = path
         .file_name()
         .ok_or_else(|| (io::Error::from_raw_os_error(21), path.to_path_buf()))?;
+    Ok((dir, name))
+}
+
+/// The durable write: the error, and the path it concerns, if any step fails.
+fn save(
+    path: &Path,
+    data: &[u8],
+    meta: &[u8],
+    settings: Settings,
+) -> Result<(), (io::Error, PathBuf)> {
+    let (dir, name) = place(path)?;
     let temp = temp::create(&dir, name).map_err(|e| (e, dir.clone()))?;
     let written = write_file(&temp.file, data, meta, settings);
+    commit(temp, path, written)
+}
+
+/// Ends a save whose temporary file `temp` was `written` (and `fsync`ed): renames it over
+/// `path` and `fsync`s the directory, or removes it if writing failed. Once the new snapshot is
+/// in place, the temporary files that dead saves of the same path left are removed.
+fn commit(
+    temp: temp::Temp,
+    path: &Path,
+    written: io::Result<()>,
+) -> Result<(), (io::Error, PathBuf)> {
+    let (dir, name) = place(path)?;
     let renamed = written.and_then(|()| std::fs::rename(&temp.path, path));
     if let Err(err) = renamed {
         // The temporary file is ours (and locked): removing it leaves the directory as it was.
@@ -155,6 +171,112 @@ fn save(
     // Best effort: a failure to list the directory or to remove a file fails no save.
     let _ = temp::remove_stale(&dir, Some(name));
     Ok(())
+}
+
+/// A compressed save whose object is packed as it goes ([`pieces`]): the temporary file is made
+/// before the walk, which the caller runs into [`Sink`].
+pub struct Saving {
+    path: PathBuf,
+    temp: temp::Temp,
+    meta: Vec<u8>,
+    settings: Settings,
+}
+
+/// Starts a compressed save of an object to `path` (`compress`, `level` and `threads` as
+/// `_snapshot_save` takes them; `meta` packed): makes the temporary file, and the sink the
+/// walk writes into.
+pub fn begin(
+    py: Python<'_>,
+    path: PathBuf,
+    compress: (&str, i32, u32),
+    meta: &[u8],
+    plan: Plan,
+) -> PyResult<(Saving, Sink)> {
+    let settings = settings(compress.0, compress.1, compress.2)?;
+    if settings.codec == Codec::None {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "a save in pieces is compressed",
+        ));
+    }
+    let made = py.detach(|| {
+        let (dir, name) = place(&path)?;
+        let temp = temp::create(&dir, name).map_err(|e| (e, dir.clone()))?;
+        match temp.file.try_clone() {
+            Ok(file) => Ok((temp, file)),
+            Err(e) => {
+                let _ = std::fs::remove_file(&temp.path);
+                Err((e, temp.path.clone()))
+            }
+        }
+    });
+    let (temp, file) = made.map_err(|(err, at)| os_error(&err, &at))?;
+    let header_len = format::header_bytes(settings.codec, meta, false).0.len();
+    let sink = Sink::new(plan, settings, file, header_len as u64 + 5);
+    let saving = Saving {
+        path,
+        temp,
+        meta: meta.to_vec(),
+        settings,
+    };
+    Ok((saving, sink))
+}
+
+impl Saving {
+    /// The walk is over and `packed` holds its output: writes the rest of the snapshot, durably.
+    pub fn finish(self, py: Python<'_>, packed: Packed) -> PyResult<()> {
+        let result = py.detach(move || {
+            let file = &self.temp.file;
+            let written = match packed {
+                Packed::Whole(data) => write_file(file, &data, &self.meta, self.settings),
+                Packed::Sent(pending) => pending
+                    .wait()
+                    .and_then(|stored| seal(file, &self.meta, self.settings, &stored)),
+            };
+            commit(self.temp, &self.path, written)
+        });
+        result.map_err(|(err, at)| os_error(&err, &at))
+    }
+
+    /// The walk failed with `err`: removes the temporary file once the compressor thread has
+    /// stopped, and gives the error: the thread's, if the walk stopped because the thread had
+    /// ended with one (a full disk), or else `err`.
+    pub fn abandon(self, py: Python<'_>, sink: Sink, err: PyErr) -> PyErr {
+        let stopped = sink.stopped();
+        let path = self.path.clone();
+        let own = py.detach(move || {
+            let own = sink.abandon();
+            let _ = std::fs::remove_file(&self.temp.path);
+            own
+        });
+        match own {
+            Some(own) if stopped => os_error(&own, &path),
+            _ => err,
+        }
+    }
+}
+
+/// Writes the header of a snapshot whose stored bytes the compressor thread wrote, and `fsync`s
+/// the file.
+fn seal(file: &File, meta: &[u8], settings: Settings, stored: &Stored) -> io::Result<()> {
+    let (mut header, slots) = format::header_bytes(settings.codec, meta, false);
+    let Some(prefix) = format::bin32_prefix(stored.size) else {
+        return Err(too_large());
+    };
+    format::seal(
+        &mut header,
+        slots,
+        stored.total,
+        stored.size,
+        stored.checksum,
+    );
+    file.write_all_at(&header, 0)?;
+    file.write_all_at(&prefix, header.len() as u64)?;
+    file.sync_all()
+}
+
+#[cold]
+fn too_large() -> io::Error {
+    io::Error::other("the compressed snapshot is 4 GiB or more, which one snapshot cannot hold")
 }
 
 /// Writes the snapshot into the temporary file and `fsync`s it.
