@@ -29,6 +29,7 @@ use crate::{de, error, exc, ext, ffi, fragment, opt, registry, snapshot};
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ffi::verify_text_layout(py)?;
+    ffi::verify_dict_table(py)?;
     ffi::verify_refcount(py);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
