@@ -85,6 +85,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // are made from it (scripts/options.py) and tested against it.
     m.add("_OPTIONS", opt::ALL.to_vec())?;
     m.add("_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
+    m.add("_LAYOUT_CHECKS", ffi::layout_checks())?;
     m.add(
         "_ENCODE_KINDS",
         error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),

@@ -74,6 +74,12 @@ fn usable() -> bool {
     VERIFIED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Whether [`verify`] turned the reading on.
+#[cfg(Py_3_14)]
+pub fn verified() -> bool {
+    usable()
+}
+
 /// Whether `dict`'s entries may be read from its table: the layout is known and the table is
 /// combined (`ma_values` is null; a combined table never becomes split).
 ///

@@ -84,6 +84,23 @@ pub fn attached() -> bool {
     unsafe { pyo3::ffi::PyGILState_Check() == 1 }
 }
 
+/// The layout checks run at import on this build, by name, and whether each agreed with CPython
+/// (its fast path is on): the str header and the dict table from 3.14, the thread id of inline
+/// reference counting on free-threaded builds. Empty before 3.14 with the GIL: nothing is
+/// checked there.
+pub fn layout_checks() -> Vec<(&'static str, bool)> {
+    #[allow(unused_mut)]
+    let mut checks = Vec::new();
+    #[cfg(Py_3_14)]
+    checks.push(("str", text_layout::verified()));
+    #[cfg(all(Py_3_14, not(any(PyPy, GraalPy))))]
+    checks.push(("dict", dict_table::verified()));
+    if let Some(agreed) = refcount::verified() {
+        checks.push(("refcount", agreed));
+    }
+    checks
+}
+
 /// Before 3.14 a dict's table is read as declared, or not at all: nothing to check.
 #[cfg(not(all(Py_3_14, not(any(PyPy, GraalPy)))))]
 pub fn verify_dict_table(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {

@@ -38,6 +38,11 @@ const COMPACT_ASCII: Option<u32> = None;
 /// `false` seen late only sends strings to the slower, always-right path.
 static VERIFIED: AtomicBool = AtomicBool::new(false);
 
+/// Whether [`verify`] turned the reading on.
+pub fn verified() -> bool {
+    VERIFIED.load(Ordering::Relaxed)
+}
+
 /// The first word of a str's `state`.
 ///
 /// # Safety
