@@ -9,6 +9,7 @@ from __future__ import annotations
 import platform
 import sys
 import sysconfig
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ KNOWN_PLATFORM = sys.platform == "linux" and platform.machine() in ("x86_64", "a
 
 def expected_checks() -> set[str]:
     """The checks each build runs: none before 3.14 with the GIL (read as declared there)."""
-    names = set()
+    names: set[str] = set()
     if sys.version_info >= (3, 14):
         names |= {"str", "dict"}
     if FREE_THREADED:
@@ -52,11 +53,16 @@ def test_dicts_read_from_the_table_pack_as_the_api_walks_them() -> None:
             self.a = 1
             self.b = "two"
 
-    holes = {i: str(i) for i in range(300)}
+    holes: dict[Any, Any] = {i: str(i) for i in range(300)}
     for i in range(0, 300, 7):
         del holes[i]
     holes["added"] = None
-    dicts = [{"k": 1, "l": [1, 2]}, holes, {f"key{i}": i for i in range(500)}, vars(Probe())]
+    dicts: list[dict[Any, Any]] = [
+        {"k": 1, "l": [1, 2]},
+        holes,
+        {f"key{i}": i for i in range(500)},
+        vars(Probe()),
+    ]
     for d in dicts:
         back = fastmsgpack.unpackb(
             fastmsgpack.packb(d, option=fastmsgpack.OPT_NON_STR_KEYS),
