@@ -219,27 +219,19 @@ impl LockedEntries {
         unsafe { super::dict_len(self.dict) }
     }
 
-    /// Strong references to `first` and to every entry after it, for a walk that goes on once
-    /// the lock is released.
+    /// Hands `first` and every entry after it to `hold`, which takes strong references to them
+    /// for a walk that goes on once the lock is released.
     ///
     /// # Safety
-    /// `first` is the entry `next` returned last, and the thread is attached.
+    /// `first` is the entry `next` returned last, and `hold` runs no Python code and takes no
+    /// lock (each entry it gets is live only while the lock is held).
     #[inline(never)]
-    pub unsafe fn hold_rest(&mut self, first: (Obj, Obj)) -> Vec<(super::Owned, super::Owned)> {
-        let mut rest = Vec::with_capacity(self.len());
+    pub unsafe fn hold_rest(&mut self, first: (Obj, Obj), mut hold: impl FnMut(Obj, Obj)) {
         let mut entry = Some(first);
         while let Some((key, value)) = entry {
-            // SAFETY: the entry is live, held by the locked dict, and the thread is attached (the
-            // precondition); taking references runs no Python code and takes no lock.
-            unsafe {
-                rest.push((
-                    super::Owned::from_borrowed(key),
-                    super::Owned::from_borrowed(value),
-                ));
-            }
+            hold(key, value);
             entry = self.next();
         }
-        rest
     }
 }
 
