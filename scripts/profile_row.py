@@ -150,6 +150,7 @@ WORKLOADS: dict[str, tuple[Callable[[], Any], str]] = {
     **{f"view-walk-{n}": (_route(n), "walk") for n in (1, 100, 1000, 10000)},
     "small-pack": (_small_message, "pack"),
     "citm_catalog-unpack": (_document("citm_catalog"), "unpack"),
+    "citm_catalog-pack": (_document("citm_catalog"), "pack"),
 }
 """Direction "walk" is ``benchmarks/test_view.py``'s ``view-walk`` row: for ``fastmsgpack`` (and
 ``fastmsgpack-before``) a ``View`` of the packed route walked fully, for any other library its

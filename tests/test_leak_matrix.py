@@ -1,8 +1,16 @@
 """Every public entry point, with every option and argument that changes the path it takes,
 leaks nothing.
 
-Each case runs a warm-up, then CALLS calls, and checks ``sys.getallocatedblocks()`` (a leak of
-one object per call shows as CALLS blocks) and the process's RSS. The options are taken from the
+Each case runs a warm-up, then two windows of CALLS calls each, and checks the growth of
+``sys.getallocatedblocks()`` over the second window (a leak of one object per call shows as CALLS
+blocks in every window) and the process's RSS over both.
+
+Why the second window: free-threaded CPython allocates objects with mimalloc, and there the
+count of allocated blocks climbs during the first several hundred calls of some cases and then
+stays put (``unpack`` with ``OPT_BIN_MEMORYVIEW`` on 3.14t: about 700 blocks within the first
+1,000 calls, 727 after 200,000; the input's reference count and tracemalloc's traced memory do
+not grow). Within the first window that plateau is not told apart from a leak; by the second it has
+been reached, while a leak that keeps one block per call grows by CALLS there as in the first. The options are taken from the
 module's own list and masks (``_OPTIONS``, ``_OPTION_MASKS``), so a new option is in the matrix
 as soon as it exists; the arguments other than ``option`` are listed here, and
 ``test_every_argument_is_in_the_matrix`` fails when an entry point takes one that is not.
@@ -35,7 +43,8 @@ from fastmsgpack import Ext, Registry
 
 CALLS = 1_000
 WARMUP = 100
-#: A leak of one object per call is CALLS blocks; caches warmed up by then stay put.
+#: A leak of one object per call is CALLS blocks a window; caches and the allocator's own
+#: bookkeeping have settled by the second window.
 MAX_BLOCK_GROWTH = CALLS // 4
 MAX_RSS_GROWTH = 8 * 2**20
 
@@ -328,6 +337,7 @@ CASES: dict[str, Callable[[], Any]] = {**_unpack_cases(), **_pack_cases()}
 
 
 def _measure(call: Callable[[], Any]) -> tuple[int, int]:
+    """The RSS growth over both windows and the growth in allocated blocks over the second."""
     process = psutil.Process()
     for _ in range(WARMUP):
         call()
@@ -337,11 +347,13 @@ def _measure(call: Callable[[], Any]) -> tuple[int, int]:
     gc.freeze()
     try:
         rss_before = process.memory_info().rss
-        blocks_before = sys.getallocatedblocks()
-        for _ in range(CALLS):
-            call()
-        gc.collect()
-        return process.memory_info().rss - rss_before, sys.getallocatedblocks() - blocks_before
+        blocks = []
+        for _window in range(2):
+            for _ in range(CALLS):
+                call()
+            gc.collect()
+            blocks.append(sys.getallocatedblocks())
+        return process.memory_info().rss - rss_before, blocks[1] - blocks[0]
     finally:
         gc.unfreeze()
 
@@ -351,7 +363,9 @@ def test_flat(name: str) -> None:
     call = CASES[name]
     call()
     rss_growth, block_growth = _measure(call)
-    assert block_growth < MAX_BLOCK_GROWTH, f"{block_growth} more allocated blocks"
+    assert block_growth < MAX_BLOCK_GROWTH, (
+        f"{block_growth} more allocated blocks over the second {CALLS} calls"
+    )
     assert rss_growth < MAX_RSS_GROWTH, f"RSS grew by {rss_growth} bytes"
 
 

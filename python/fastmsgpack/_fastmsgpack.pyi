@@ -64,6 +64,8 @@ json_from_msgpack = _json_from_msgpack
 _OPTIONS: list[tuple[str, int]]
 _OPTION_MASKS: list[tuple[str, int]]
 _ENCODE_KINDS: list[str]
+# The layout checks run at import (name, whether its fast path is on): tests/test_layout_checks.py.
+_LAYOUT_CHECKS: list[tuple[str, bool]]
 
 def _json_from_msgpack_at(
     data: Buffer, offset: int, /, option: int | None = None

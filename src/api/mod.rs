@@ -30,6 +30,7 @@ use crate::{de, error, exc, ext, ffi, fragment, opt, registry, snapshot};
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ffi::verify_text_layout(py)?;
+    ffi::verify_dict_table(py)?;
     ffi::verify_refcount(py);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
@@ -86,6 +87,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // are made from it (scripts/options.py) and tested against it.
     m.add("_OPTIONS", opt::ALL.to_vec())?;
     m.add("_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
+    m.add("_LAYOUT_CHECKS", ffi::layout_checks())?;
     m.add(
         "_ENCODE_KINDS",
         error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),

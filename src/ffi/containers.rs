@@ -208,7 +208,7 @@ impl ListItems {
 /// blocks: waiting for another lock, including another object's critical section, running
 /// Python code, or detaching from the interpreter. So `read` must do none of these, or the
 /// slice could be changed and its items freed under it: what needs any of them takes strong
-/// references to the items first ([`hold_items`]) and does it after `read` returns.
+/// references to the items first (`ser::per_type::locked` does) and does it after `read` returns.
 ///
 /// # Safety
 /// `list` is a live list, the thread is attached, and `read` runs no Python code, takes no lock,
@@ -229,22 +229,6 @@ pub unsafe fn with_list_items<R>(list: Obj, read: impl FnOnce(&[Obj]) -> R) -> R
             read(std::slice::from_raw_parts(first, len))
         })
     }
-}
-
-/// Strong references to `items`, for a walk that goes on once the lock under which they were
-/// read is released.
-///
-/// # Safety
-/// Every item is live (its container is locked by the caller) and the thread is attached.
-#[cfg(Py_GIL_DISABLED)]
-#[inline]
-pub unsafe fn hold_items(items: &[Obj]) -> Vec<Owned> {
-    // SAFETY: each item is live and the thread attached (the precondition); taking a
-    // reference runs no Python code and takes no lock.
-    items
-        .iter()
-        .map(|&item| unsafe { Owned::from_borrowed(item) })
-        .collect()
 }
 
 /// The values of a list of exactly two floats (a point, a range); `None` for any other list.

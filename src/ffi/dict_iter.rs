@@ -1,66 +1,22 @@
 //! Iterating a dict's entries in insertion order.
 //!
-//! On CPython 3.11 to 3.13 (with the GIL) a dict whose keys and values live in one table (every
-//! dict built by literals, `json.loads`, `unpackb` ...) is walked by reading that table directly:
-//! `PyDict_Next` is a call into CPython per entry, which profiles of dict-heavy documents showed
-//! at 15-18% of the time. Other dicts (split tables: instance dicts sharing their keys) and
-//! other versions go through `PyDict_Next`.
+//! With the GIL, on CPython 3.11 and later, a dict whose keys and values live in one table (every
+//! dict built by literals, `json.loads`, `unpackb` ...) is walked by reading that table directly
+//! ([`super::dict_table`]; from 3.14 once its layout is checked at import): `PyDict_Next` is a
+//! call into CPython per entry, which profiles of dict-heavy documents showed at 15-18% of the
+//! time. Other dicts (split tables: instance dicts sharing their keys) and other versions go
+//! through `PyDict_Next`.
 //!
 //! Free-threaded builds copy the entries first, as strong references, with `PyDict_Next` under
 //! the dict's lock ([`DictIter`] there): another thread may add, remove or replace entries at
-//! any time, and a borrowed key or value could be freed while it is written.
+//! any time, and a borrowed key or value could be freed while it is written. `packb`'s walk
+//! reads them under the lock instead ([`with_dict_entries`]), from the table as above.
 
 use pyo3::ffi;
 
+#[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
+use super::dict_table::{self, Table};
 use super::Obj;
-
-/// The object layouts this module reads, as declared in CPython 3.11-3.13's
-/// Include/cpython/dictobject.h and Include/internal/pycore_dict.h (GIL builds).
-#[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
-mod layout {
-    use super::Obj;
-
-    #[repr(C)]
-    pub struct Dict {
-        pub ob_refcnt: isize,
-        pub ob_type: *mut std::ffi::c_void,
-        pub ma_used: isize,
-        pub ma_version_tag: u64,
-        pub ma_keys: *const Keys,
-        pub ma_values: *const std::ffi::c_void,
-    }
-
-    /// `PyDictKeysObject` up to its variable part: `dk_indices` (`1 << dk_log2_index_bytes`
-    /// bytes) starts right after it, then the entries.
-    #[repr(C)]
-    pub struct Keys {
-        pub dk_refcnt: isize,
-        pub dk_log2_size: u8,
-        pub dk_log2_index_bytes: u8,
-        pub dk_kind: u8,
-        pub dk_version: u32,
-        pub dk_usable: isize,
-        pub dk_nentries: isize,
-    }
-
-    /// `dk_kind` of a table whose keys are any objects (entries carry their hash).
-    pub const KEYS_GENERAL: u8 = 0;
-    /// `dk_kind` of a combined table whose keys are all str.
-    pub const KEYS_UNICODE: u8 = 1;
-
-    #[repr(C)]
-    pub struct GeneralEntry {
-        pub hash: isize,
-        pub key: Obj,
-        pub value: Obj,
-    }
-
-    #[repr(C)]
-    pub struct UnicodeEntry {
-        pub key: Obj,
-        pub value: Obj,
-    }
-}
 
 /// Iterates a dict's entries in insertion order, as borrowed (key, value) pairs.
 #[cfg(not(Py_GIL_DISABLED))]
@@ -70,22 +26,11 @@ pub struct DictIter {
     len: usize,
     pos: ffi::Py_ssize_t,
     /// Read the combined table directly (decided once: a combined table never becomes split).
-    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
+    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
     direct: bool,
-    /// Where the entries of the table last read start, and what that depends on.
-    #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+    /// Where the entries of the table last read start.
+    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
     table: Table,
-}
-
-#[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
-#[derive(Clone, Copy)]
-struct Table {
-    keys: *const layout::Keys,
-    /// `dk_log2_index_bytes` and `dk_kind`: with the address, they fix where the entries start
-    /// and how they are laid out, so a new table at a freed one's address is told apart.
-    shape: (u8, u8),
-    entries: *const u8,
-    unicode: bool,
 }
 
 #[cfg(not(Py_GIL_DISABLED))]
@@ -94,24 +39,17 @@ impl DictIter {
     /// `dict` is a live dict, kept alive by the caller while iterating, and the GIL is held.
     #[inline(always)]
     pub unsafe fn new(dict: Obj) -> DictIter {
-        #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
-        // SAFETY: a live dict (or subclass) starts with the `PyDictObject` fields.
-        let direct = unsafe { (*dict.cast::<layout::Dict>()).ma_values.is_null() };
         DictIter {
             dict,
             // SAFETY: `dict` is a live dict and the GIL is held (this constructor's precondition),
             // so its size is read from a valid object.
             len: unsafe { super::dict_len(dict) },
             pos: 0,
-            #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
-            direct,
-            #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
-            table: Table {
-                keys: std::ptr::null(),
-                shape: (0, 0),
-                entries: std::ptr::null(),
-                unicode: false,
-            },
+            // SAFETY: as above.
+            #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
+            direct: unsafe { dict_table::combined(dict) },
+            #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
+            table: Table::NONE,
         }
     }
 
@@ -133,80 +71,23 @@ impl DictIter {
         unsafe { super::dict_len(self.dict) != self.len }
     }
 
-    /// The next entry from the combined table. The dict's table and its entry count are read
-    /// again at each step, so an entry added, removed or a table replaced (by Python code run
-    /// between steps) is seen as `PyDict_Next` would see it, and `pos` never goes past the
-    /// live table.
-    #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
+    /// The next entry from the combined table, read again at each step (Python code run between
+    /// steps may have changed it), or from `PyDict_Next` once the table is of a kind not read
+    /// directly.
+    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
     #[inline(always)]
     fn next_direct(&mut self) -> Option<(Obj, Obj)> {
-        use layout::*;
         // SAFETY: `dict` is live, as `new`'s precondition keeps it for the iterator's life, and
-        // combined (checked in `new`), so `ma_keys` is its table;
-        // `table` holds where that table's entries start (same address and shape), and
-        // `pos < dk_nentries` keeps the entry read within them.
-        unsafe {
-            let keys = (*self.dict.cast::<Dict>()).ma_keys;
-            let shape = ((*keys).dk_log2_index_bytes, (*keys).dk_kind);
-            if keys != self.table.keys || shape != self.table.shape {
-                match Self::table(keys) {
-                    Some(table) => self.table = table,
-                    None => return self.next_api(),
-                }
-            }
-            let used = (*keys).dk_nentries;
-            let Table {
-                entries, unicode, ..
-            } = self.table;
-            while self.pos < used {
-                let i = self.pos as usize;
-                self.pos += 1;
-                let (key, value) = if unicode {
-                    let e = &*entries.cast::<UnicodeEntry>().add(i);
-                    (e.key, e.value)
-                } else {
-                    let e = &*entries.cast::<GeneralEntry>().add(i);
-                    (e.key, e.value)
-                };
-                if !value.is_null() {
-                    return Some((key, value));
-                }
-            }
-            None
-        }
-    }
-
-    /// Where a table's entries start; `None` for a kind not read directly.
-    ///
-    /// # Safety
-    /// `keys` is the live table of a combined dict.
-    #[cfg(all(Py_3_11, not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_3_14))))]
-    #[inline(always)]
-    unsafe fn table(keys: *const layout::Keys) -> Option<Table> {
-        use layout::*;
-        // SAFETY: the entries start after the header and the `1 << dk_log2_index_bytes` bytes
-        // of indices.
-        unsafe {
-            let kind = (*keys).dk_kind;
-            if kind != KEYS_UNICODE && kind != KEYS_GENERAL {
-                return None;
-            }
-            let entries = keys
-                .cast::<u8>()
-                .add(std::mem::size_of::<Keys>())
-                .add(1usize << (*keys).dk_log2_index_bytes);
-            Some(Table {
-                keys,
-                shape: ((*keys).dk_log2_index_bytes, kind),
-                entries,
-                unicode: kind == KEYS_UNICODE,
-            })
+        // combined (checked in `new`); the GIL is held and no Python code runs during the step.
+        match unsafe { self.table.next(self.dict, &mut self.pos) } {
+            Ok(entry) => entry,
+            Err(()) => self.next_api(),
         }
     }
 
     /// A table of a kind not read directly: `PyDict_Next` from here on (its `pos` is the same
     /// entry index for a combined table).
-    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
+    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
     #[cold]
     #[inline(never)]
     fn next_api(&mut self) -> Option<(Obj, Obj)> {
@@ -235,7 +116,7 @@ impl Iterator for DictIter {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(Obj, Obj)> {
-        #[cfg(all(Py_3_11, not(any(PyPy, GraalPy, Py_3_14))))]
+        #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
         if self.direct {
             return self.next_direct();
         }
@@ -323,6 +204,10 @@ impl Iterator for DictIter {
 pub struct LockedEntries {
     dict: Obj,
     pos: ffi::Py_ssize_t,
+    /// Read the combined table directly ([`dict_table`]); else `PyDict_Next`.
+    direct: bool,
+    /// Where the entries of the table start (the same for the whole time the lock is held).
+    table: Table,
 }
 
 #[cfg(Py_GIL_DISABLED)]
@@ -334,27 +219,19 @@ impl LockedEntries {
         unsafe { super::dict_len(self.dict) }
     }
 
-    /// Strong references to `first` and to every entry after it, for a walk that goes on once
-    /// the lock is released.
+    /// Hands `first` and every entry after it to `hold`, which takes strong references to them
+    /// for a walk that goes on once the lock is released.
     ///
     /// # Safety
-    /// `first` is the entry `next` returned last, and the thread is attached.
+    /// `first` is the entry `next` returned last, and `hold` runs no Python code and takes no
+    /// lock (each entry it gets is live only while the lock is held).
     #[inline(never)]
-    pub unsafe fn hold_rest(&mut self, first: (Obj, Obj)) -> Vec<(super::Owned, super::Owned)> {
-        let mut rest = Vec::with_capacity(self.len());
+    pub unsafe fn hold_rest(&mut self, first: (Obj, Obj), mut hold: impl FnMut(Obj, Obj)) {
         let mut entry = Some(first);
         while let Some((key, value)) = entry {
-            // SAFETY: the entry is live, held by the locked dict, and the thread is attached (the
-            // precondition); taking references runs no Python code and takes no lock.
-            unsafe {
-                rest.push((
-                    super::Owned::from_borrowed(key),
-                    super::Owned::from_borrowed(value),
-                ));
-            }
+            hold(key, value);
             entry = self.next();
         }
-        rest
     }
 }
 
@@ -364,6 +241,16 @@ impl Iterator for LockedEntries {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(Obj, Obj)> {
+        if self.direct {
+            // SAFETY: the dict is live, combined (checked by `with_dict_entries`) and locked, so
+            // no other thread changes its table while it is read; the entries are borrowed from
+            // the dict, as `PyDict_Next`'s are.
+            match unsafe { self.table.next(self.dict, &mut self.pos) } {
+                Ok(entry) => return entry,
+                // A kind of table not read directly: `PyDict_Next` from the same entry index.
+                Err(()) => self.direct = false,
+            }
+        }
         let mut key: Obj = std::ptr::null_mut();
         let mut value: Obj = std::ptr::null_mut();
         // SAFETY: the dict is live and its lock held (`with_dict_entries`), as `PyDict_Next`
@@ -387,5 +274,14 @@ impl Iterator for LockedEntries {
 pub unsafe fn with_dict_entries<R>(dict: Obj, read: impl FnOnce(&mut LockedEntries) -> R) -> R {
     // SAFETY: `dict` is a live dict and the thread attached (the precondition); `read` does
     // nothing that would suspend the lock, so the entries it borrows stay live.
-    unsafe { super::sync::locked(dict, || read(&mut LockedEntries { dict, pos: 0 })) }
+    unsafe {
+        super::sync::locked(dict, || {
+            read(&mut LockedEntries {
+                dict,
+                pos: 0,
+                direct: dict_table::combined(dict),
+                table: Table::NONE,
+            })
+        })
+    }
 }

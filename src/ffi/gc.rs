@@ -17,6 +17,15 @@ impl GcPause {
     /// # Safety
     /// The GIL is held, and the value is dropped while it is still held.
     pub unsafe fn new() -> GcPause {
+        // Free-threaded: the collector's state is the interpreter's, read by every thread that
+        // allocates; when it is off already (another thread's decode paused it) this one leaves
+        // it alone rather than write the line again, as `PyGC_Disable` would, to the same
+        // effect: a pause found in place is not this decode's to end.
+        // SAFETY: `PyGC_IsEnabled` needs only an attached thread (the precondition).
+        #[cfg(Py_GIL_DISABLED)]
+        if unsafe { ffi::PyGC_IsEnabled() } == 0 {
+            return GcPause { was_enabled: false };
+        }
         GcPause {
             // SAFETY: `PyGC_Disable` needs only an attached thread, which the GIL held (this
             // function's precondition) is; it returns the previous state, restored on drop.

@@ -12,6 +12,9 @@ mod containers;
 mod datetime;
 mod dict_cursor;
 mod dict_iter;
+// 3.11+ (not PyPy or GraalPy): a combined dict's entries read from its table.
+#[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
+mod dict_table;
 mod exact;
 mod fastcall;
 mod gc;
@@ -61,6 +64,10 @@ pub use send::{install_send, Ready};
 pub use text::*;
 #[cfg(Py_3_14)]
 pub use text_layout::verify as verify_text_layout;
+
+/// From 3.14 the reading of a dict's table is checked at import (see `dict_table`).
+#[cfg(all(Py_3_14, not(any(PyPy, GraalPy))))]
+pub use dict_table::verify as verify_dict_table;
 pub use typed::*;
 pub use types::*;
 pub use writer::{scratch, BytesWriter, Pieces, SCRATCH_LEN};
@@ -75,6 +82,29 @@ pub type Obj = *mut PyObject;
 pub fn attached() -> bool {
     // SAFETY: `PyGILState_Check` may be called on any thread, attached or not.
     unsafe { pyo3::ffi::PyGILState_Check() == 1 }
+}
+
+/// The layout checks run at import on this build, by name, and whether each agreed with CPython
+/// (its fast path is on): the str header and the dict table from 3.14, the thread id of inline
+/// reference counting on free-threaded builds. Empty before 3.14 with the GIL: nothing is
+/// checked there.
+pub fn layout_checks() -> Vec<(&'static str, bool)> {
+    #[allow(unused_mut)]
+    let mut checks = Vec::new();
+    #[cfg(Py_3_14)]
+    checks.push(("str", text_layout::verified()));
+    #[cfg(all(Py_3_14, not(any(PyPy, GraalPy))))]
+    checks.push(("dict", dict_table::verified()));
+    if let Some(agreed) = refcount::verified() {
+        checks.push(("refcount", agreed));
+    }
+    checks
+}
+
+/// Before 3.14 a dict's table is read as declared, or not at all: nothing to check.
+#[cfg(not(all(Py_3_14, not(any(PyPy, GraalPy)))))]
+pub fn verify_dict_table(_py: pyo3::Python<'_>) -> pyo3::PyResult<()> {
+    Ok(())
 }
 
 /// Before 3.14 pyo3-ffi reads a str's header itself: nothing to check.

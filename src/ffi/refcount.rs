@@ -62,6 +62,14 @@ pub unsafe fn decref(obj: Obj) {
     }
 }
 
+/// Whether [`verify`] turned the inline path on; `None` with the GIL (nothing checked).
+pub fn verified() -> Option<bool> {
+    #[cfg(Py_GIL_DISABLED)]
+    return Some(biased::verified());
+    #[cfg(not(Py_GIL_DISABLED))]
+    None
+}
+
 /// Checks this thread's id as read here against the one CPython stores in a new object, and
 /// turns the inline path on when they agree (nothing to check with the GIL).
 pub fn verify(py: pyo3::Python<'_>) {
@@ -95,6 +103,10 @@ mod biased {
     /// Set by [`verify`] when this thread's id as read here is the one CPython stores; read
     /// without ordering, as a `false` seen late only sends references to CPython's functions.
     static VERIFIED: AtomicBool = AtomicBool::new(false);
+
+    pub fn verified() -> bool {
+        VERIFIED.load(Ordering::Relaxed)
+    }
 
     /// This thread's id as CPython's `_Py_ThreadId` reads it: the thread pointer. `None` on
     /// targets where that reading is not known here.

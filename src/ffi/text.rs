@@ -132,7 +132,7 @@ pub unsafe fn new_ascii_str(ascii: &[u8]) -> Option<Owned> {
     // SAFETY: a 1-byte-kind string of `len` characters has exactly `len` bytes of storage.
     unsafe {
         let obj = Owned::from_new(ffi::PyUnicode_New(ascii.len() as ffi::Py_ssize_t, 127))?;
-        let dst = ffi::PyUnicode_DATA(obj.as_ptr()) as *mut u8;
+        let dst = compact_data(obj.as_ptr(), true);
         std::ptr::copy_nonoverlapping(ascii.as_ptr(), dst, ascii.len());
         Some(obj)
     }
@@ -180,13 +180,33 @@ pub unsafe fn new_non_ascii_str(utf8: &[u8]) -> Option<Owned> {
     // `decode_into` writes exactly one slot per character of valid UTF-8.
     unsafe {
         let obj = Owned::from_new(ffi::PyUnicode_New(chars as ffi::Py_ssize_t, maxchar))?;
-        let data = ffi::PyUnicode_DATA(obj.as_ptr());
+        let data = compact_data(obj.as_ptr(), false);
         match maxchar {
-            0xff => decode_into(utf8, data as *mut u8),
-            0xffff => decode_into(utf8, data as *mut u16),
-            _ => decode_into(utf8, data as *mut u32),
+            0xff => decode_into(utf8, data),
+            0xffff => decode_into(utf8, data.cast::<u16>()),
+            _ => decode_into(utf8, data.cast::<u32>()),
         }
         Some(obj)
+    }
+}
+
+/// Where the characters of a str just made by `PyUnicode_New` start (ASCII exactly when `ascii`):
+/// `PyUnicode_DATA`, which from 3.14 is a call, read from the header instead once checked.
+///
+/// # Safety
+/// `obj` is a live compact str, made by `PyUnicode_New`, ASCII exactly when `ascii`.
+#[inline(always)]
+unsafe fn compact_data(obj: Obj, ascii: bool) -> *mut u8 {
+    // SAFETY: `obj` is a live compact str, ASCII exactly when `ascii` (the precondition).
+    #[cfg(Py_3_14)]
+    unsafe {
+        super::text_layout::new_data(obj, ascii)
+    }
+    // SAFETY: `obj` is a live str; before 3.14 `PyUnicode_DATA` is pyo3-ffi's inline reading.
+    #[cfg(not(Py_3_14))]
+    unsafe {
+        let _ = ascii;
+        ffi::PyUnicode_DATA(obj).cast()
     }
 }
 

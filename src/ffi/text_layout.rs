@@ -38,6 +38,11 @@ const COMPACT_ASCII: Option<u32> = None;
 /// `false` seen late only sends strings to the slower, always-right path.
 static VERIFIED: AtomicBool = AtomicBool::new(false);
 
+/// Whether [`verify`] turned the reading on.
+pub fn verified() -> bool {
+    VERIFIED.load(Ordering::Relaxed)
+}
+
 /// The first word of a str's `state`.
 ///
 /// # Safety
@@ -93,9 +98,32 @@ pub unsafe fn utf8_ready<'a>(obj: Obj) -> Option<&'a [u8]> {
     }
 }
 
+/// Where the characters of a str that `PyUnicode_New` just made start: right after the header of
+/// a compact ASCII string (`ascii`), or of any other compact one, as `PyUnicode_DATA` finds them
+/// (a call on 3.14, where it is no longer an inline macro in pyo3-ffi); through that call when the
+/// layout was not verified.
+///
+/// # Safety
+/// `obj` is a live compact str (made by `PyUnicode_New`), ASCII exactly when `ascii`.
+#[inline(always)]
+pub unsafe fn new_data(obj: Obj, ascii: bool) -> *mut u8 {
+    if COMPACT_ASCII.is_none() || !VERIFIED.load(Ordering::Relaxed) {
+        // SAFETY: `obj` is a live str (the precondition).
+        return unsafe { ffi::PyUnicode_DATA(obj).cast() };
+    }
+    let header = if ascii {
+        std::mem::size_of::<ffi::PyASCIIObject>()
+    } else {
+        std::mem::size_of::<ffi::PyCompactUnicodeObject>()
+    };
+    // SAFETY: a compact str's characters follow its header (checked by `verify` against
+    // `PyUnicode_DATA` for both kinds of header).
+    unsafe { obj.cast::<u8>().add(header) }
+}
+
 /// Checks the reading of `state` against CPython's `PyUnicode_DATA` and what is known of strings
 /// of each form (compact ASCII; compact with 1, 2 and 4 bytes a character; a subclass instance,
-/// which is not compact), and the reading of the UTF-8 form against `PyUnicode_AsUTF8AndSize`,
+/// which is not compact), where each compact form's characters start, and the reading of the UTF-8 form against `PyUnicode_AsUTF8AndSize`,
 /// and turns both on when all agree.
 pub fn verify(py: Python<'_>) -> PyResult<()> {
     let Some(mask) = COMPACT_ASCII else {
@@ -128,7 +156,15 @@ pub fn verify(py: Python<'_>) -> PyResult<()> {
             let len = ffi::PyUnicode_GET_LENGTH(a) as usize;
             std::slice::from_raw_parts(data, len) == b"fastmsgpack"
         };
+        // A compact non-ASCII string's characters follow the larger header.
+        let compact_data_ok = others.iter().all(|s| {
+            ffi::PyUnicode_DATA(s.as_ptr()).cast::<u8>()
+                == s.as_ptr()
+                    .cast::<u8>()
+                    .add(std::mem::size_of::<ffi::PyCompactUnicodeObject>())
+        });
         data_ok
+            && compact_data_ok
             && text_ok
             && state_word(a) & mask == mask
             && others.iter().all(|s| state_word(s.as_ptr()) & mask != mask)

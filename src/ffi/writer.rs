@@ -427,7 +427,11 @@ impl BytesWriter {
         remember_outgrown(self.len);
         if self.len != self.cap {
             if self.cap >= LARGE {
-                if RELEASED.fetch_max(self.cap, Ordering::Relaxed) < self.cap {
+                // Read first: threads writing outputs of sizes already reached leave the line
+                // shared instead of taking it for a read-modify-write each.
+                if RELEASED.load(Ordering::Relaxed) < self.cap
+                    && RELEASED.fetch_max(self.cap, Ordering::Relaxed) < self.cap
+                {
                     // SAFETY: a writer is used only while the GIL is held, from its making
                     // to its end (its constructors' precondition).
                     unsafe { release_block_of(self.cap) };

@@ -60,6 +60,12 @@ pub struct Ctx<'a> {
     /// With `OPT_EXACT` or a `Registry`: what they need (boxed: one word, null without them, so
     /// that calls without them pay for no more than one pointer).
     pub exact: Option<Box<per_type::exact::ExactCx>>,
+    /// Free-threaded: the strong references a list's or dict's walk takes under the container's
+    /// lock to the items it writes after the lock is released ([`per_type::locked`]), one stack
+    /// for the whole call: each walk pushes its items and pops them when done, nested walks above
+    /// it, so a call allocates it once instead of a buffer per container.
+    #[cfg(Py_GIL_DISABLED)]
+    pub held: per_type::locked::Held,
 }
 
 /// What the user passed besides the object and the options (`default` and a registry's table),
@@ -106,6 +112,8 @@ pub fn context<'a, 'py>(py: Python<'py>, hooks: Hooks<'a, 'py>, opts: Opt) -> Py
         } else {
             None
         },
+        #[cfg(Py_GIL_DISABLED)]
+        held: Default::default(),
     })
 }
 
