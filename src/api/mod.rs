@@ -30,6 +30,9 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ffi::verify_text_layout(py)?;
     ffi::verify_refcount(py);
+    // Freed with this module object: the last one of an interpreter frees what the extension
+    // kept for that interpreter (src/ffi/interp.rs).
+    m.add("_interpreter", ffi::ModuleToken::new(py))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack::pack, m)?)?;
@@ -56,6 +59,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     exc::add_data_defaults(py)?;
     m.add_class::<de::typed::plan::TypePlan>()?;
     m.add_function(wrap_pyfunction!(_plan_cache_size, m)?)?;
+    m.add_function(wrap_pyfunction!(_kept_elsewhere, m)?)?;
     m.add("_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
@@ -89,6 +93,13 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
         error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),
     )?;
     Ok(())
+}
+
+/// How many values the extension keeps for interpreters other than the main one, for tests
+/// (destroyed interpreters leave none).
+#[pyfunction]
+fn _kept_elsewhere() -> usize {
+    ffi::kept_elsewhere()
 }
 
 /// How many plans the cache of `unpackb(data, type=T)` holds, for tests.
