@@ -28,11 +28,13 @@ use crate::{de, error, exc, ext, ffi, fragment, opt, registry, snapshot};
 #[pymodule(gil_used = false)]
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // First, before anything is kept for this interpreter: made here, it tells `ffi::PerInterp`
+    // that the interpreter exists; freed with this module object, the last one of an
+    // interpreter frees what the extension kept for it (src/ffi/interp.rs).
+    let token = ffi::ModuleToken::new(py);
     ffi::verify_text_layout(py)?;
     ffi::verify_refcount(py);
-    // Freed with this module object: the last one of an interpreter frees what the extension
-    // kept for that interpreter (src/ffi/interp.rs).
-    m.add("_interpreter", ffi::ModuleToken::new(py))?;
+    m.add("_interpreter", token)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack::pack, m)?)?;
