@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 # Run in the subinterpreter: every public API, with results checked there. Each line it prints
@@ -166,6 +167,12 @@ def test_interpreters_made_and_destroyed_leave_nothing() -> None:
     rounds = 60
     _, after = run_child(rounds)
     assert all(r["kept"] == 0 for r in after)
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        # Free-threaded CPython 3.14t keeps memory of every legacy subinterpreter it ends, with
+        # or without fastmsgpack: 30 rounds that only import dataclasses, datetime, decimal,
+        # enum, io, json, uuid and asyncio grew from 138 MB (round 10) to 381 MB (round 30), so
+        # resident memory says nothing there; the count above still must be 0.
+        return
     # Resident memory settles after the first rounds (allocator arenas, the import caches);
     # what the later rounds add stays under 8 MiB (a leak of what one round keeps, the
     # extension's classes, names and caches, would pass that well before 50 rounds).
