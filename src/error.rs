@@ -271,12 +271,13 @@ impl From<Error> for PyErr {
         };
         // SAFETY: errors are only raised while attached to the interpreter.
         let py = unsafe { Python::assume_attached() };
-        if !f.err.is_instance_of::<MsgpackEncodeError>(py) {
+        let first = crate::exc::settled(py, f.err);
+        if !first.is_instance_of::<MsgpackEncodeError>(py) {
             // `fastmsgpack.compat`'s own classes (msgpack-python's): as msgpack-python words them.
-            return f.err;
+            return first;
         }
         let path = render(py, &f.steps);
-        let mut message = f.err.value(py).to_string();
+        let mut message = first.value(py).to_string();
         if kind == Kind::TooDeep {
             if let Some(circle) = circle(py, &f.containers, &f.steps) {
                 kind = Kind::CircularReference;
@@ -286,17 +287,17 @@ impl From<Error> for PyErr {
         if path != "$" && kind != Kind::CircularReference {
             message = format!("{message} at {path}");
         }
-        let class = f.err.get_type(py);
+        let class = first.get_type(py);
         let err = match class.call1((message,)) {
             Ok(value) => PyErr::from_value(value),
             Err(failed) => return failed,
         };
-        err.set_cause(py, f.err.cause(py));
+        err.set_cause(py, first.cause(py));
         let value = err.value(py);
         let set = || -> PyResult<()> {
-            value.setattr(pyo3::intern!(py, "kind"), kind.name())?;
-            value.setattr(pyo3::intern!(py, "path"), &path)?;
-            value.setattr(pyo3::intern!(py, "type"), f.refused.as_ref())?;
+            value.setattr(crate::intern!(py, "kind"), kind.name())?;
+            value.setattr(crate::intern!(py, "path"), &path)?;
+            value.setattr(crate::intern!(py, "type"), f.refused.as_ref())?;
             Ok(())
         };
         match set() {

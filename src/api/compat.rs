@@ -53,12 +53,12 @@ pub fn contiguous_copy<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'
 fn copy_if_strided<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = data.py();
     if data
-        .getattr(pyo3::intern!(py, "c_contiguous"))?
+        .getattr(crate::intern!(py, "c_contiguous"))?
         .is_truthy()?
     {
         return Ok(None);
     }
-    Ok(Some(data.call_method0(pyo3::intern!(py, "tobytes"))?))
+    Ok(Some(data.call_method0(crate::intern!(py, "tobytes"))?))
 }
 
 /// Packs `obj` as `packb(obj, default, option)` does, with msgpack-python's `use_bin_type`,
@@ -107,5 +107,5 @@ pub fn _packb_compat<'py>(
 #[pyfunction]
 #[pyo3(signature = (cls, timestamp, /))]
 pub fn _set_compat_ext_type(cls: &Bound<'_, PyType>, timestamp: &Bound<'_, PyType>) {
-    compat::set(cls.clone().unbind(), timestamp.clone().unbind());
+    compat::set(cls.py(), cls.clone().unbind(), timestamp.clone().unbind());
 }

@@ -38,12 +38,12 @@ pub fn pack_frames<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let buffers = PyList::empty(py);
     // `list.append` returns None: every buffer offered goes out of band.
-    let append = buffers.getattr(pyo3::intern!(py, "append"))?;
+    let append = buffers.getattr(crate::intern!(py, "append"))?;
     let oob = Some((&append, threshold));
-    let message = ser::packb_oob(py, obj, request.hooks(), request.opts, oob)?;
+    let message = ser::packb_oob(py, obj, request.hooks(py), request.opts, oob)?;
     let frames = PyList::empty(py);
     frames.append(message)?;
-    let raw = pyo3::intern!(py, "raw");
+    let raw = crate::intern!(py, "raw");
     for buffer in buffers.iter() {
         frames.append(buffer.call_method0(raw)?)?;
     }
@@ -61,7 +61,7 @@ pub fn packb<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let threshold = threshold(threshold_arg)?;
     let oob = Some((callback, threshold));
-    ser::packb_oob(py, obj, request.hooks(), request.opts, oob)
+    ser::packb_oob(py, obj, request.hooks(py), request.opts, oob)
 }
 
 /// The message `packb(obj, default, option)` packs, and its out-of-band buffers (those of

@@ -18,12 +18,13 @@ pub fn dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     opts: Opt,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let hooks = crate::compat::hooks(default, None);
+    let hooks = crate::compat::hooks(py, default, None);
     ser::json_dumps(py, obj, hooks, opts).map_err(|err| as_json_error(py, err))
 }
 
 #[cold]
 fn as_json_error(py: Python<'_>, err: PyErr) -> PyErr {
+    let err = crate::exc::settled(py, err);
     if !err.is_instance_of::<MsgpackEncodeError>(py) || err.is_instance_of::<JSONEncodeError>(py) {
         return err;
     }
@@ -38,9 +39,9 @@ fn as_json_error(py: Python<'_>, err: PyErr) -> PyErr {
     // The data of the error, as it was.
     let (from, to) = (err.value(py), json.value(py));
     for name in [
-        pyo3::intern!(py, "kind"),
-        pyo3::intern!(py, "path"),
-        pyo3::intern!(py, "type"),
+        crate::intern!(py, "kind"),
+        crate::intern!(py, "path"),
+        crate::intern!(py, "type"),
     ] {
         if let Ok(value) = from.getattr(name) {
             if to.setattr(name, value).is_err() {

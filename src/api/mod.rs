@@ -29,9 +29,14 @@ use crate::{de, error, exc, ext, ffi, fragment, opt, registry, snapshot};
 #[pymodule(gil_used = false)]
 fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // First, before anything is kept for this interpreter: made here, it tells `ffi::PerInterp`
+    // that the interpreter exists; freed with this module object, the last one of an
+    // interpreter frees what the extension kept for it (src/ffi/interp.rs).
+    let token = ffi::ModuleToken::new(py);
     ffi::verify_text_layout(py)?;
     ffi::verify_dict_table(py)?;
     ffi::verify_refcount(py);
+    m.add("_interpreter", token)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
     m.add_function(wrap_pyfunction!(pack::pack, m)?)?;
@@ -58,6 +63,7 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     exc::add_data_defaults(py)?;
     m.add_class::<de::typed::plan::TypePlan>()?;
     m.add_function(wrap_pyfunction!(_plan_cache_size, m)?)?;
+    m.add_function(wrap_pyfunction!(_kept_elsewhere, m)?)?;
     m.add("_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
     m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
     m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
@@ -93,6 +99,13 @@ fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
         error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),
     )?;
     Ok(())
+}
+
+/// How many values the extension keeps for interpreters other than the main one, for tests
+/// (destroyed interpreters leave none).
+#[pyfunction]
+fn _kept_elsewhere() -> usize {
+    ffi::kept_elsewhere()
 }
 
 /// How many plans the cache of `unpackb(data, type=T)` holds, for tests.

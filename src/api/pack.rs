@@ -55,11 +55,11 @@ unsafe fn packb_fast(
     // SAFETY: `positionals` checked that there is at least one positional argument.
     let obj = unsafe { Bound::from_borrowed_ptr(py, *args) };
     let names = [
-        pyo3::intern!(py, "default"),
-        pyo3::intern!(py, "option"),
-        pyo3::intern!(py, "buffer_callback"),
-        pyo3::intern!(py, "buffer_threshold"),
-        pyo3::intern!(py, "registry"),
+        crate::intern!(py, "default"),
+        crate::intern!(py, "option"),
+        crate::intern!(py, "buffer_callback"),
+        crate::intern!(py, "buffer_threshold"),
+        crate::intern!(py, "registry"),
     ];
     let [kw_default, kw_option, callback, threshold, registry] =
         // `default` and `option` may also come by position, after `obj`.
@@ -74,7 +74,7 @@ unsafe fn packb_fast(
     )?;
     opt::check_hook(callback.as_deref(), "buffer_callback")?;
     let value = match callback {
-        None => ser::packb(py, &obj, request.hooks(), request.opts)?,
+        None => ser::packb(py, &obj, request.hooks(py), request.opts)?,
         Some(callback) => frames::packb(py, &obj, &request, &callback, threshold.as_deref())?,
     };
     Ok(value.into_ptr())
@@ -114,9 +114,9 @@ pub fn pack<'py>(
     let request = Pack::parse("pack", default, option, registry)?;
     // Looked up first: a wrong `fp` fails before any packing.
     let write = fp
-        .getattr(pyo3::intern!(py, "write"))
+        .getattr(crate::intern!(py, "write"))
         .map_err(|cause| no_write_method(fp, cause))?;
-    let bytes = ser::packb(py, obj, request.hooks(), request.opts)?;
+    let bytes = ser::packb(py, obj, request.hooks(py), request.opts)?;
     write.call1((bytes,))?;
     Ok(())
 }

@@ -87,7 +87,7 @@ impl Packer {
         let default = this.default.as_ref().map(|d| d.bind(py).clone());
         let callback = this.buffer_callback.as_ref().map(|c| c.bind(py).clone());
         let oob = callback.as_ref().map(|c| (c, this.threshold));
-        let hooks = this.request(default.as_ref()).hooks();
+        let hooks = this.request(default.as_ref()).hooks(py);
         let (out, len) = ser::pack_sized(py, obj, hooks, this.opts, this.next_start, oob)?;
         this.next_start = len.saturating_add(len / 4);
         Ok(out)
@@ -176,7 +176,7 @@ impl Packer {
         let callback = self.buffer_callback.as_ref().map(|c| c.bind(py).clone());
         let oob = callback.as_ref().map(|c| (c, self.threshold));
         let mut outgrown = 0;
-        let hooks = self.request(default.as_ref()).hooks();
+        let hooks = self.request(default.as_ref()).hooks(py);
         let buf = self.buf.spare_capacity_mut();
         let result = ser::pack_in(py, obj, hooks, self.opts, buf, oob, |writer| {
             if writer.outgrew_buffer() {

@@ -41,8 +41,8 @@ impl<'a, 'py> Pack<'a, 'py> {
     /// that `packb` hands to `default` rather than packing as a named tuple
     /// ([`crate::compat::ext_type`]).
     #[inline(always)]
-    pub fn hooks(&self) -> ser::Hooks<'a, 'py> {
-        crate::compat::hooks(self.default, self.registry.clone())
+    pub fn hooks(&self, py: Python<'py>) -> ser::Hooks<'a, 'py> {
+        crate::compat::hooks(py, self.default, self.registry.clone())
     }
 }
 

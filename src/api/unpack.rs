@@ -55,12 +55,12 @@ unsafe fn unpackb_fast(
     let call = unsafe { ffi::FastArgs::new(args, nargsf, kwnames) };
     let data = call.only_positional(py, "unpackb")?;
     let names = [
-        pyo3::intern!(py, "ext_hook"),
-        pyo3::intern!(py, "option"),
-        pyo3::intern!(py, "type"),
-        pyo3::intern!(py, "dec_hook"),
-        pyo3::intern!(py, "buffers"),
-        pyo3::intern!(py, "registry"),
+        crate::intern!(py, "ext_hook"),
+        crate::intern!(py, "option"),
+        crate::intern!(py, "type"),
+        crate::intern!(py, "dec_hook"),
+        crate::intern!(py, "buffers"),
+        crate::intern!(py, "registry"),
     ];
     let [ext_hook, option, tp, dec_hook, buffers, registry] =
         call.keywords(py, "unpackb", names, 0)?;

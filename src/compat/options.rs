@@ -77,7 +77,7 @@ impl CompatOptions {
         let raw = raw.is_truthy()?;
         let unicode_errors = match unicode_errors {
             Some(e) => e.unbind(),
-            None => pyo3::intern!(py, "strict").clone().unbind(),
+            None => crate::intern!(py, "strict").clone().unbind(),
         };
         let strict_utf8 = !raw && unicode_errors.bind(py).to_str()? == "strict";
         Ok(CompatOptions {

@@ -41,12 +41,12 @@ pub fn packb<'py>(
     let hooks = Hooks {
         default,
         registry: None,
-        ext_tuple: super::ext_type(),
+        ext_tuple: super::ext_type(py),
     };
     let mut cx = ser::context(py, hooks, opts)?;
     cx.hook = Some(Hook {
         user_default: user_default.map(Ref::of_bound),
-        converted: super::timestamp_type(),
+        converted: super::timestamp_type(py),
         max_depth: MAX_DEPTH,
     });
     cx.unicode_errors = legacies.unicode_errors;

@@ -29,7 +29,7 @@ pub struct KeyCache {
     slots: Vec<Option<Slot>>,
 }
 
-/// The process-wide caches: one with the GIL, where one thread decodes at a time. A call that
+/// The caches of one interpreter: one with the GIL, where one thread decodes at a time. A call that
 /// finds it claimed (a nested call from `ext_hook`, or another thread while the claiming one
 /// runs Python code) decodes without it.
 ///
@@ -38,9 +38,25 @@ pub struct KeyCache {
 /// Keeping to one cache
 /// also keeps a thread's keys made by that thread, whose reference counts CPython then changes
 /// without atomic instructions.
-pub static KEY_CACHE: KeyCaches = KeyCaches {
-    stripes: [const { SharedKeyCache::new() }; STRIPES],
-};
+pub static KEY_CACHE: PerInterpreter = PerInterpreter;
+
+/// The caches of the interpreter a call runs in: a key's `str` belongs to the interpreter that
+/// made it.
+pub struct PerInterpreter;
+
+static CACHES: ffi::PerInterp<KeyCaches> = ffi::PerInterp::new();
+
+impl PerInterpreter {
+    /// A cache of this interpreter for the current call, or `None` while every one is claimed.
+    #[inline(always)]
+    pub fn claim(&self, attached: Python<'_>) -> Option<KeyCacheClaim<'static>> {
+        CACHES
+            .get_or_init(attached, || KeyCaches {
+                stripes: [const { SharedKeyCache::new() }; STRIPES],
+            })
+            .claim(attached)
+    }
+}
 
 #[cfg(not(Py_GIL_DISABLED))]
 const STRIPES: usize = 1;
@@ -97,6 +113,9 @@ pub struct SharedKeyCache {
 // SAFETY: the cache (strong references to immutable `str` objects) is only reached through a
 // `KeyCacheClaim`, made by `claim` while attached, and at most one claim exists at a time.
 unsafe impl Sync for SharedKeyCache {}
+// SAFETY: as above: the `str` objects are only touched by a claim, made while attached to the
+// interpreter that owns them, and the caches are dropped there when its module is freed.
+unsafe impl Send for SharedKeyCache {}
 
 impl SharedKeyCache {
     const fn new() -> SharedKeyCache {

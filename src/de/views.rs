@@ -6,7 +6,6 @@ use std::cell::{Cell, OnceCell};
 
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyIterator, PyMemoryView, PyType};
 
 use super::error::{DeError, Kind};
@@ -280,7 +279,7 @@ fn flat_view<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyMemoryView>>
         .cast_into::<PyMemoryView>()?)
 }
 
-static MMAP: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static MMAP: crate::ffi::PerInterp<Py<PyType>> = crate::ffi::PerInterp::new();
 
 /// The input object, when its memory cannot change for as long as a view of it lives: a
 /// `bytes`, a read-only `mmap`, or a memoryview of one. (A read-only view of a `bytearray` can

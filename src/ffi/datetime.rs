@@ -115,15 +115,15 @@ pub unsafe fn timedelta_micros(obj: Obj) -> i64 {
         .max(-i64::MAX)
 }
 
-/// Whether `obj` is a `timedelta`.
+/// Whether `obj` is a `timedelta` (of this interpreter's datetime module, as `known` has it).
 ///
 /// # Safety
-/// `obj` is live and the datetime C API is loaded (`Known`).
+/// `obj` is live and the GIL is held.
 #[inline]
-pub unsafe fn is_timedelta(obj: Obj) -> bool {
-    // SAFETY: `obj` is live (the precondition) and the datetime C API is loaded (`Known`), so
-    // `PyDelta_Check` compares its type with the API's timedelta type.
-    unsafe { ffi::PyDelta_Check(obj) != 0 }
+pub unsafe fn is_timedelta(known: &Known, obj: Obj) -> bool {
+    // SAFETY: `datetime_api` is this interpreter's loaded C API (`Known`), whose `DeltaType` is
+    // a live type; `obj` is live (the precondition).
+    unsafe { ffi::PyObject_TypeCheck(obj, (*known.datetime_api).DeltaType) != 0 }
 }
 
 /// A new aware `datetime` in UTC.

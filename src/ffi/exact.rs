@@ -3,7 +3,6 @@
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 
 use super::{fetch_error, Known, Obj, Owned, Ref, TypePtr};
@@ -31,7 +30,7 @@ unsafe impl Send for ExactHandles {}
 // SAFETY: as above.
 unsafe impl Sync for ExactHandles {}
 
-static HANDLES: PyOnceLock<ExactHandles> = PyOnceLock::new();
+static HANDLES: super::interp::PerInterp<ExactHandles> = super::interp::PerInterp::new();
 
 impl ExactHandles {
     pub fn get(py: Python<'_>) -> PyResult<&'static ExactHandles> {

@@ -1,11 +1,9 @@
-//! Types and names looked up once per process: the datetime C API, uuid.UUID, enum.EnumMeta,
+//! Types and names looked up once per interpreter: the datetime C API, uuid.UUID, enum.EnumMeta,
 //! decimal.Decimal, the dataclass field marker, and interned attribute names.
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString, PyType};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use pyo3::types::{PyDict, PyString};
 
 use super::{Obj, TypePtr};
 
@@ -30,7 +28,7 @@ pub struct Known {
     pub names: Names,
     /// Field names per dataclass type, worked out once per type.
     pub dataclass_fields: Py<PyDict>,
-    /// Keeps every object above alive for the life of the process.
+    /// Keeps every object above alive for the life of the interpreter's module.
     _owned: Vec<Py<PyAny>>,
 }
 
@@ -55,7 +53,7 @@ unsafe impl Send for Known {}
 // SAFETY: as above; the pointed-to objects are immutable or internally synchronised by CPython.
 unsafe impl Sync for Known {}
 
-static KNOWN: PyOnceLock<Known> = PyOnceLock::new();
+static KNOWN: super::interp::PerInterp<Known> = super::interp::PerInterp::new();
 
 impl Known {
     pub fn get(py: Python<'_>) -> PyResult<&'static Known> {
@@ -69,10 +67,12 @@ impl Known {
             owned.push(obj.unbind());
             ptr
         };
-        // SAFETY: attached; `PyDateTime_IMPORT` loads the datetime C API capsule once.
+        // SAFETY: attached; the capsule is this interpreter's datetime C API (pyo3's
+        // `PyDateTime_IMPORT` would keep the first interpreter's in a process-wide static).
         let api = unsafe {
-            ffi::PyDateTime_IMPORT();
-            ffi::PyDateTimeAPI()
+            ffi::PyCapsule_Import(c"datetime.datetime_CAPI".as_ptr(), 1)
+                .cast::<ffi::PyDateTime_CAPI>()
+                .cast_const()
         };
         if api.is_null() {
             return Err(PyErr::fetch(py));
@@ -131,23 +131,5 @@ impl Known {
             dataclass_fields: PyDict::new(py).unbind(),
             _owned: owned,
         })
-    }
-}
-
-/// Stores `cls` in `slot` if the slot is still empty, and then holds the class for the life of
-/// the process, so that the pointer stays valid for every later read; a later call changes
-/// nothing.
-pub fn hold_once(slot: &AtomicPtr<ffi::PyTypeObject>, cls: Py<PyType>) {
-    let ptr = cls.as_ptr().cast::<ffi::PyTypeObject>();
-    if slot
-        .compare_exchange(
-            std::ptr::null_mut(),
-            ptr,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        )
-        .is_ok()
-    {
-        std::mem::forget(cls);
     }
 }

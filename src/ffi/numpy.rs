@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString};
 
 use super::{Obj, TypePtr};
@@ -40,14 +39,18 @@ unsafe impl Send for Numpy {}
 // SAFETY: as above.
 unsafe impl Sync for Numpy {}
 
-static NUMPY: PyOnceLock<Numpy> = PyOnceLock::new();
+static NUMPY: super::interp::PerInterp<Numpy> = super::interp::PerInterp::new();
 
-/// Set when an import of numpy failed (it is not installed, or cannot be imported): later calls
+/// Set (per interpreter) when an import of numpy failed (it is not installed, or cannot be imported): later calls
 /// then look for numpy in `sys.modules` only, and import it again only once it appears there
 /// (the program imported it, after installing it or changing `sys.path`). Only a hint, read and
 /// written without ordering: a thread that misses it tries the import once more, which is all
 /// the flag saves.
-static NUMPY_MISSING: AtomicBool = AtomicBool::new(false);
+static NUMPY_MISSING: super::interp::PerInterp<AtomicBool> = super::interp::PerInterp::new();
+
+fn numpy_missing(py: Python<'_>) -> &'static AtomicBool {
+    NUMPY_MISSING.get_or_init(py, || AtomicBool::new(false))
+}
 
 /// numpy's fixed-size numeric scalar types, by their names in the `numpy` module (several names
 /// can be one type). `float64` is left out: it subclasses `float` and packs as one.
@@ -80,7 +83,7 @@ impl Numpy {
         if let Some(np) = NUMPY.get(py) {
             return Ok(Some(np));
         }
-        if NUMPY_MISSING.load(Ordering::Relaxed) && !imported(py)? {
+        if numpy_missing(py).load(Ordering::Relaxed) && !imported(py)? {
             return Ok(None);
         }
         Self::load(py)
@@ -108,12 +111,12 @@ impl Numpy {
         let module = match py.import("numpy") {
             Ok(module) => module,
             Err(err) if err.is_instance_of::<pyo3::exceptions::PyImportError>(py) => {
-                NUMPY_MISSING.store(true, Ordering::Relaxed);
+                numpy_missing(py).store(true, Ordering::Relaxed);
                 return Ok(None);
             }
             Err(err) => return Err(err),
         };
-        NUMPY_MISSING.store(false, Ordering::Relaxed);
+        numpy_missing(py).store(false, Ordering::Relaxed);
         let mut owned: Vec<Py<PyAny>> = Vec::new();
         let mut keep = |obj: Bound<'_, PyAny>| -> Obj {
             let ptr = obj.as_ptr();
@@ -175,7 +178,7 @@ impl Numpy {
 /// Whether `sys.modules` holds numpy: a dict lookup, no import.
 #[inline]
 fn imported(py: Python<'_>) -> PyResult<bool> {
-    let name = pyo3::intern!(py, "numpy");
+    let name = crate::intern!(py, "numpy");
     // SAFETY: attached (`py`); `PyImport_GetModule` returns a new reference or null, and sets an
     // error only on failure (not when the module is simply absent); the reference is released
     // when `module` is dropped.

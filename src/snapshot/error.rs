@@ -2,14 +2,14 @@
 
 use std::path::Path;
 
+use crate::{exception, intern};
 use fastmsgpack_core::snapshot::Refusal;
 use pyo3::prelude::*;
-use pyo3::{create_exception, intern};
 
 use crate::exc::MsgpackDecodeError;
 
-create_exception!(
-    fastmsgpack.snapshot,
+exception!(
+    "fastmsgpack.snapshot",
     SnapshotError,
     MsgpackDecodeError,
     "A snapshot or record file was refused: truncated, a checksum that does not match, not a \

@@ -102,7 +102,7 @@ fn through_memoryview(
         return None;
     }
     if data
-        .getattr(pyo3::intern!(py, "readonly"))
+        .getattr(crate::intern!(py, "readonly"))
         .ok()?
         .extract::<bool>()
         .ok()
@@ -110,7 +110,7 @@ fn through_memoryview(
     {
         return None;
     }
-    let base = data.getattr(pyo3::intern!(py, "obj")).ok()?;
+    let base = data.getattr(crate::intern!(py, "obj")).ok()?;
     if base.is_none() {
         return None;
     }

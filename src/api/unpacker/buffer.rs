@@ -111,7 +111,7 @@ impl Unpacker {
         );
         // What the headers declare, for code to compare (`None` on other BufferFull errors).
         err.value(py)
-            .setattr(pyo3::intern!(py, "declared"), least)?;
+            .setattr(crate::intern!(py, "declared"), least)?;
         self.broken = Some((err.get_type(py).unbind(), err.value(py).to_string()));
         Err(err)
     }

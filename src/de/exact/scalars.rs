@@ -32,9 +32,9 @@ pub fn big_int(data: &[u8], start: usize) -> DeResult<Owned> {
     // SAFETY: the decoder runs attached.
     let py = unsafe { Python::assume_attached() };
     let kwargs = PyDict::new(py);
-    kwargs.set_item(pyo3::intern!(py, "signed"), true)?;
+    kwargs.set_item(crate::intern!(py, "signed"), true)?;
     let int = py.get_type::<PyInt>().call_method(
-        pyo3::intern!(py, "from_bytes"),
+        crate::intern!(py, "from_bytes"),
         (PyBytes::new(py, data), "big"),
         Some(&kwargs),
     )?;

@@ -10,7 +10,6 @@
 //! bounded caches of `Optional[...]` and the like free theirs.
 
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
 
 use super::compile::compile;
@@ -23,7 +22,7 @@ pub const CAPACITY: usize = 1024;
 /// `type -> TypePlan`, in the order they were made. A dict locks itself under free-threaded
 /// CPython; two threads that work out the same plan at once both keep theirs (the last one
 /// stays in the cache), and both are right.
-static PLANS: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+static PLANS: crate::ffi::PerInterp<Py<PyDict>> = crate::ffi::PerInterp::new();
 
 /// The plan for `tp`: from the cache, or worked out now and kept.
 pub fn plan_for<'py>(py: Python<'py>, tp: &Bound<'py, PyAny>) -> PyResult<Bound<'py, TypePlan>> {

@@ -2,8 +2,8 @@
 //! as it is read, and only the types of the plan are ever made. `Any` subtrees, pydantic models
 //! and `dec_hook` types are decoded by the untyped decoder first.
 
+use crate::intern;
 use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -544,6 +544,6 @@ fn same_value_type(py: pyo3::Python<'_>, member: Ref<'_>, value: Ref<'_>) -> boo
         )
     };
     member
-        .getattr(pyo3::intern!(py, "_value_"))
+        .getattr(crate::intern!(py, "_value_"))
         .is_ok_and(|v| v.get_type().is(value.get_type()))
 }

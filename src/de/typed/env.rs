@@ -6,7 +6,6 @@
 
 use pyo3::exceptions::{PyAttributeError, PyException, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule, PyTuple};
 
 use super::plan::Node;
@@ -71,7 +70,7 @@ struct Modules {
     sys_modules: Py<PyDict>,
 }
 
-static MODULES: PyOnceLock<Modules> = PyOnceLock::new();
+static MODULES: crate::ffi::PerInterp<Modules> = crate::ffi::PerInterp::new();
 
 impl Modules {
     fn import(py: Python<'_>) -> PyResult<Modules> {

@@ -17,7 +17,6 @@ mod text;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 
 use super::reader::Reader;
@@ -39,7 +38,7 @@ pub struct Handles {
     model_validate: Py<PyString>,
 }
 
-static HANDLES: PyOnceLock<Handles> = PyOnceLock::new();
+static HANDLES: crate::ffi::PerInterp<Handles> = crate::ffi::PerInterp::new();
 
 impl Handles {
     fn get(py: Python<'_>) -> PyResult<&'static Handles> {

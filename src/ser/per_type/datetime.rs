@@ -52,7 +52,7 @@ unsafe fn utc_offset(obj: Ref<'_>, cx: &Ctx) -> Res<Option<i64>> {
         if delta.as_ptr() == ffi::none() {
             return Ok(None);
         }
-        if !ffi::is_timedelta(delta.as_ptr()) {
+        if !ffi::is_timedelta(cx.known, delta.as_ptr()) {
             return Err(error::bad_utcoffset());
         }
         let offset = ffi::timedelta_micros(delta.as_ptr());

@@ -12,7 +12,6 @@ use crate::error::Res;
 use crate::ffi::{self, Ref};
 use crate::ser::Ctx;
 use fastmsgpack_core::buffer_ref as oob;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
 /// Where out-of-band buffers go, for one call.
@@ -91,7 +90,7 @@ pub fn is_pickle_buffer(obj: Ref<'_>) -> Res<bool> {
     Ok(obj.type_of() == ty.as_ptr().cast())
 }
 
-static PICKLE_BUFFER: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static PICKLE_BUFFER: crate::ffi::PerInterp<Py<PyType>> = crate::ffi::PerInterp::new();
 
 /// `pickle.PickleBuffer`.
 pub fn pickle_buffer_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {

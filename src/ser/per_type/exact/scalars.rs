@@ -34,12 +34,12 @@ pub unsafe fn write_big_int<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
         .lt(0)
         .map_err(|c| error::attribute_failed("int comparison raised", c))?;
     let magnitude = if negative {
-        int.call_method0(pyo3::intern!(py, "__invert__"))
+        int.call_method0(crate::intern!(py, "__invert__"))
     } else {
         Ok(int.to_owned())
     };
     let bits: usize = magnitude
-        .and_then(|m| m.call_method0(pyo3::intern!(py, "bit_length")))
+        .and_then(|m| m.call_method0(crate::intern!(py, "bit_length")))
         .and_then(|b| b.extract())
         .map_err(|c| error::attribute_failed("int.bit_length() raised", c))?;
     let len = bits / 8 + 1;
@@ -51,12 +51,12 @@ pub unsafe fn write_big_int<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     }
     let kwargs = PyDict::new(py);
     kwargs
-        .set_item(pyo3::intern!(py, "signed"), true)
+        .set_item(crate::intern!(py, "signed"), true)
         .map_err(|c| error::attribute_failed("int.to_bytes() failed", c))?;
     let bytes = py
         .get_type::<PyInt>()
         .call_method(
-            pyo3::intern!(py, "to_bytes"),
+            crate::intern!(py, "to_bytes"),
             (int, len, "big"),
             Some(&kwargs),
         )

@@ -141,13 +141,13 @@ fn tz_suffix(tz: Ref<'_>, cx: &Ctx) -> Res<Vec<u8>> {
     if ty == cx.known.fixed_timezone {
         // `(offset,)` or `(offset, name)`: how the timezone was made.
         let args = tz_obj
-            .call_method0(pyo3::intern!(py, "__getinitargs__"))
+            .call_method0(crate::intern!(py, "__getinitargs__"))
             .map_err(|c| error::attribute_failed("timezone.__getinitargs__() raised", c))?;
         let offset = args
             .get_item(0)
             .map_err(|c| error::attribute_failed("timezone has no offset", c))?;
-        // SAFETY: the datetime C API is loaded (`Known`).
-        if !unsafe { ffi::is_timedelta(offset.as_ptr()) } {
+        // SAFETY: `offset` is live and the thread attached (a `Ref`'s invariant).
+        if !unsafe { ffi::is_timedelta(cx.known, offset.as_ptr()) } {
             return Err(error::bad_utcoffset());
         }
         // SAFETY: checked to be a timedelta just above.
