@@ -37,7 +37,7 @@ pub fn _snapshot_save_packing(
     };
     let (saving, mut sink) =
         snapshot::begin(py, path, (codec, level, threads), meta.as_bytes(), plan)?;
-    match ser::pack_in_pieces(py, obj, request.hooks(), request.opts, &mut sink) {
+    match ser::pack_in_pieces(py, obj, request.hooks(py), request.opts, &mut sink) {
         Ok(len) => {
             let packed = sink.end(len);
             let in_pieces = matches!(packed, snapshot::Packed::Sent(_));
