@@ -87,13 +87,15 @@ pub fn valid_zone_key(key: &[u8]) -> bool {
     if key.is_empty() || key.len() > MAX_ZONE_KEY {
         return false;
     }
-    let chars_ok = key
-        .iter()
-        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'-' | b'.' | b'/'));
-    chars_ok
-        && key
-            .split(|&c| c == b'/')
-            .all(|part| !part.is_empty() && part != b"." && part != b"..")
+    // One pass: each part between the slashes is checked as it is split off.
+    key.split(|&c| c == b'/').all(|part| {
+        !part.is_empty()
+            && part != b"."
+            && part != b".."
+            && part
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'-' | b'.'))
+    })
 }
 
 #[cfg(test)]

@@ -61,12 +61,14 @@ impl<'a> Zone<'a> {
                 };
                 Ok(Zone::Fixed { offset, name })
             }
-            ZONE_KEY => match std::str::from_utf8(rest) {
-                Ok(key) if valid_zone_key(rest) => Ok(Zone::Key(Cow::Borrowed(key))),
-                _ => Err(Malformed::ZoneKey(
-                    String::from_utf8_lossy(rest).into_owned().into(),
-                )),
-            },
+            ZONE_KEY if valid_zone_key(rest) => {
+                // SAFETY: `valid_zone_key` accepts only ASCII bytes, which are UTF-8.
+                let key = unsafe { std::str::from_utf8_unchecked(rest) };
+                Ok(Zone::Key(Cow::Borrowed(key)))
+            }
+            ZONE_KEY => Err(Malformed::ZoneKey(
+                String::from_utf8_lossy(rest).into_owned().into(),
+            )),
             _ => Err(Malformed::ZoneForm(form)),
         }
     }

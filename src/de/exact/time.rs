@@ -1,7 +1,9 @@
 //! `datetime`, `date`, `time` and `timedelta`, built from the core's values of their payloads
-//! (fields and time zone).
+//! (fields and time zone). The layout is the core's (`read_raw`, `split`); the fields' calendar
+//! ranges are judged by the interpreter's constructors, whose refusal is the message users see
+//! (worded as their Python words it; the core's `check` agrees with them).
 
-use fastmsgpack_core::exact::{self as code, Date, DateTime, Malformed, Time, TimeDelta, Zone};
+use fastmsgpack_core::exact::{self as code, Date, DateTime, Time, TimeDelta, Zone};
 
 use super::{bad, cause_text, malformed, refused, unknown_zones, Exact};
 use crate::de::error::DeError;
@@ -105,19 +107,12 @@ fn new_zone(exact: &Exact, tag: i8, zone: &Zone<'_>, start: usize) -> DeResult<O
     }
 }
 
-/// The interpreter's constructor judges the fields (its refusal is the message users see, worded
-/// as their Python words it); the core's check agrees with it and stays the guard.
-#[cold]
-fn fields_refused(tag: i8, why: Malformed, start: usize) -> DeError {
-    malformed(tag, why, start)
-}
-
 pub fn datetime(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
     let tag = code::DATETIME;
     let (d, c, suffix) = DateTime::split(data).map_err(|why| malformed(tag, why, start))?;
     let zone = zone(exact, tag, suffix, start)?;
     // SAFETY: attached; the zone is live or None; the constructor checks every field.
-    let made = unsafe {
+    unsafe {
         ffi::new_datetime_fold(
             exact.known,
             (d.year as i32, d.month as i32, d.day as i32),
@@ -131,23 +126,15 @@ pub fn datetime(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
             zone.as_ref().map(Ref::of),
         )
     }
-    .map_err(|c| refused(tag, c, start))?;
-    match d.check().and_then(|()| c.check()) {
-        Ok(()) => Ok(made),
-        Err(why) => Err(fields_refused(tag, why, start)),
-    }
+    .map_err(|c| refused(tag, c, start))
 }
 
 pub fn date(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
     let tag = code::DATE;
     let d = Date::read_raw(data).map_err(|why| malformed(tag, why, start))?;
     // SAFETY: attached; the constructor checks every field.
-    let made = unsafe { ffi::new_date(exact.known, d.year as i32, d.month as i32, d.day as i32) }
-        .map_err(|c| refused(tag, c, start))?;
-    match d.check() {
-        Ok(()) => Ok(made),
-        Err(why) => Err(fields_refused(tag, why, start)),
-    }
+    unsafe { ffi::new_date(exact.known, d.year as i32, d.month as i32, d.day as i32) }
+        .map_err(|c| refused(tag, c, start))
 }
 
 pub fn time(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
@@ -155,7 +142,7 @@ pub fn time(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
     let (c, suffix) = Time::split(data).map_err(|why| malformed(tag, why, start))?;
     let zone = zone(exact, tag, suffix, start)?;
     // SAFETY: attached; the zone is live or None; the constructor checks every field.
-    let made = unsafe {
+    unsafe {
         ffi::new_time_fold(
             exact.known,
             (
@@ -168,11 +155,7 @@ pub fn time(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
             zone.as_ref().map(Ref::of),
         )
     }
-    .map_err(|c| refused(tag, c, start))?;
-    match c.check() {
-        Ok(()) => Ok(made),
-        Err(why) => Err(fields_refused(tag, why, start)),
-    }
+    .map_err(|c| refused(tag, c, start))
 }
 
 pub fn timedelta(exact: &Exact, data: &[u8], start: usize) -> DeResult<Owned> {
