@@ -72,6 +72,7 @@ pub unsafe fn write_big_int<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
 
 /// # Safety
 /// `obj` is a live complex.
+#[inline(never)]
 pub unsafe fn write_complex<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live complex (this function's precondition), as `complex_parts` needs.
     let (re, im) = unsafe { ffi::complex_parts(obj.as_ptr()) };
@@ -82,6 +83,7 @@ pub unsafe fn write_complex<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
 ///
 /// # Safety
 /// `obj` is a live UUID; the GIL is held.
+#[inline(never)]
 pub unsafe fn write_uuid<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     let k = cx.known;
     if let Some(offset) = k.uuid_int_slot {
@@ -108,6 +110,7 @@ pub unsafe fn write_uuid<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
 ///
 /// # Safety
 /// `obj` is a live Decimal; the GIL is held.
+#[inline(never)]
 pub unsafe fn write_decimal<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live Decimal and the GIL is held (this function's precondition), as
     // `to_str` needs; `str()` of a Decimal is an ASCII str owned here.

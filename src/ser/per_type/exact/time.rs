@@ -43,6 +43,7 @@ fn refused(msg: String) -> Error {
 
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
+#[inline(never)]
 pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live datetime (this function's precondition), as the three readers need;
     // the tzinfo is held by `obj`, so it lives as long as `obj` does.
@@ -72,6 +73,7 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> R
 
 /// # Safety
 /// `obj` is a live date.
+#[inline(never)]
 pub unsafe fn write_date<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live date (this function's precondition), as `date_fields` needs.
     let c = unsafe { ffi::date_fields(obj.as_ptr()) };
@@ -85,6 +87,7 @@ pub unsafe fn write_date<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
 
 /// # Safety
 /// `obj` is a live time; the GIL is held.
+#[inline(never)]
 pub unsafe fn write_time<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live time (this function's precondition), as the three readers need; the
     // tzinfo is held by `obj`, so it lives as long as `obj` does.
@@ -109,6 +112,7 @@ pub unsafe fn write_time<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
 
 /// # Safety
 /// `obj` is a live timedelta.
+#[inline(never)]
 pub unsafe fn write_timedelta<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live timedelta (this function's precondition), as `timedelta_parts` needs.
     let (days, secs, micros) = unsafe { ffi::timedelta_parts(obj.as_ptr()) };
