@@ -13,7 +13,6 @@ mod compat;
 mod de;
 mod emit;
 mod error;
-mod exact;
 mod exc;
 mod ext;
 mod ffi;

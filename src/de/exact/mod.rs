@@ -7,19 +7,19 @@ pub(crate) mod unknown_zones;
 
 use std::sync::Arc;
 
+use fastmsgpack_core::exact::{self as code, Malformed};
 use pyo3::prelude::*;
 
 use super::error::{DeError, Kind};
 use super::msgpack::Decoder;
 use super::reader::DeResult;
 use super::token::{self, Token};
-use crate::exact as code;
 use crate::ffi::{self, ExactHandles, Known, Owned};
 use crate::registry::Table;
 
 /// What reading the exact and registered extensions needs, set up once per call.
 pub struct Exact {
-    /// `OPT_EXACT`: the codes of `crate::exact` are read.
+    /// `OPT_EXACT`: the codes of the core's `exact` are read.
     pub on: bool,
     pub known: &'static Known,
     pub handles: &'static ExactHandles,
@@ -61,6 +61,12 @@ pub(super) fn bad(code: i8, why: impl Into<String>, start: usize) -> DeError {
         },
         start,
     )
+}
+
+/// A payload the core's layout refuses.
+#[cold]
+pub(super) fn malformed(code: i8, why: Malformed, start: usize) -> DeError {
+    DeError::from(why.at(code, start))
 }
 
 /// A payload Python refused (a field out of range, an unknown zone): its message says why.
@@ -149,7 +155,7 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         let end = at + data.len();
         let resume = self.r.pos;
         if data.is_empty() {
-            return Err(bad(tag, "empty payload", start));
+            return Err(malformed(tag, Malformed::Empty, start));
         }
         self.r.data = &full[..end];
         self.r.pos = at;
@@ -158,19 +164,13 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         self.r.data = full;
         self.r.pos = resume;
         let value = result.map_err(|err| match err.input_kind() {
-            Some(Kind::Truncated { .. }) => bad(
-                tag,
-                format!("payload truncated ({})", err_text(&err)),
-                start,
-            ),
+            Some(Kind::Truncated { .. }) => {
+                malformed(tag, Malformed::SeqTruncated(err_text(&err).into()), start)
+            }
             _ => err,
         })?;
         if stopped != end {
-            return Err(bad(
-                tag,
-                format!("{} bytes after the payload's value", end - stopped),
-                start,
-            ));
+            return Err(malformed(tag, Malformed::Trailing(end - stopped), start));
         }
         Ok(value)
     }
@@ -195,9 +195,9 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
                 self.container(n, 1, "array", depth + 1, at)?;
                 Ok(n)
             }
-            other => Err(bad(
+            other => Err(malformed(
                 tag,
-                format!("payload must be an array, not {}", other.type_name()),
+                Malformed::NotArray(other.type_name()),
                 start,
             )),
         }

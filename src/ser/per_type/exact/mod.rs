@@ -1,5 +1,6 @@
 //! `OPT_EXACT`: the types that come back as themselves, each written as one extension value
-//! (codes and layouts in `crate::exact` and `doc/exact.md`).
+//! (codes and payload layouts in the core's `exact`, specified in `doc/exact.md`): these writers
+//! only turn Python objects into the core's values.
 
 mod scalars;
 mod seq;
@@ -7,11 +8,11 @@ mod time;
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::exact as code;
 use crate::ffi::{self, Ref, TypePtr};
 use crate::opt;
 use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
+use fastmsgpack_core::exact as code;
 
 pub use scalars::write_big_int;
 use time::TzCache;
@@ -106,7 +107,7 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
         } else if ty == k.uuid {
             scalars::write_uuid(obj, cx, e)
         } else if ty == k.decimal {
-            scalars::write_decimal(obj, e)
+            scalars::write_decimal(obj, cx, e)
         } else if ty == ffi::bytearray_type() {
             ffi::with_bytearray(obj.as_ptr(), |bytes| e.ext(code::BYTEARRAY, bytes))
         } else if cx.exact.as_ref().is_some_and(|x| ty == x.handles.timedelta) {
@@ -117,6 +118,25 @@ pub unsafe fn write<E: Emitter>(obj: Ref<'_>, st: State, cx: &Ctx, e: &mut E) ->
             write_numpy(obj, ty, st, cx, e)
         }
     }
+}
+
+/// The extension `tag` whose payload `write` writes, in a buffer the call reuses (one of its
+/// own when the call has no exact context).
+fn write_payload<E: Emitter>(
+    tag: i8,
+    cx: &Ctx,
+    e: &mut E,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> Res {
+    let cache = cx.exact.as_deref().map(|x| &x.tz_cache);
+    let mut out = cache.map(TzCache::take_scratch).unwrap_or_default();
+    out.clear();
+    write(&mut out);
+    let r = e.ext(tag, &out);
+    if let Some(cache) = cache {
+        cache.put_scratch(out);
+    }
+    r
 }
 
 /// A numpy array or scalar: `OPT_NUMPY_RAW`'s map, as the payload of one extension.

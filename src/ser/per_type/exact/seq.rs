@@ -2,10 +2,10 @@
 
 use crate::emit::Emitter;
 use crate::error::Res;
-use crate::exact as code;
 use crate::ffi::Ref;
 use crate::ser::state::State;
 use crate::ser::{per_type, Ctx};
+use fastmsgpack_core::exact as code;
 
 /// # Safety
 /// `obj` is a live tuple; the GIL is held.

@@ -1,22 +1,37 @@
-//! `datetime`, `date`, `time` and `timedelta`: their fields, and the time zone of a `datetime` or
-//! `time` as a suffix ([`crate::exact::tz`]): none when naive, UTC, a fixed offset (with its
-//! name, if it was given one) or a `ZoneInfo` key.
+//! `datetime`, `date`, `time` and `timedelta`: their fields and their time zone, as the core's
+//! values (`fastmsgpack_core::exact`), which write the payloads.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 
 use pyo3::prelude::*;
 
+use fastmsgpack_core::exact::{self as code, Clock, Date, DateTime, Time, TimeDelta, Zone};
+
 use crate::emit::Emitter;
 use crate::error::{Error, Res};
-use crate::exact::{self as code, tz};
 use crate::exc::MsgpackEncodeError;
 use crate::ffi::{self, Owned, Ref};
 use crate::ser::{error, Ctx};
 
-/// The last time zone met in a call and its suffix (the datetimes of one call usually share
-/// one). The zone is held, so its address cannot be reused by another object meanwhile.
+/// The last time zone met in a call and its value (the datetimes of one call usually share
+/// one), and the buffer payloads are written in. The zone is held, so its address cannot be
+/// reused by another object meanwhile.
 #[derive(Default)]
-pub struct TzCache(Cell<Option<(Owned, Vec<u8>)>>);
+pub struct TzCache {
+    last: Cell<Option<(Owned, Zone<'static>)>>,
+    scratch: Cell<Vec<u8>>,
+}
+
+impl TzCache {
+    pub(super) fn take_scratch(&self) -> Vec<u8> {
+        self.scratch.take()
+    }
+
+    pub(super) fn put_scratch(&self, out: Vec<u8>) {
+        self.scratch.set(out);
+    }
+}
 
 #[cold]
 fn refused(msg: String) -> Error {
@@ -28,6 +43,7 @@ fn refused(msg: String) -> Error {
 
 /// # Safety
 /// `obj` is a live datetime; the GIL is held.
+#[inline(never)]
 pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live datetime (this function's precondition), as the three readers need;
     // the tzinfo is held by `obj`, so it lives as long as `obj` does.
@@ -38,31 +54,40 @@ pub unsafe fn write_datetime<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> R
             ffi::datetime_tzinfo(obj.as_ptr()).map(|tz| Ref::new(tz)),
         )
     };
-    let mut head = [0u8; 12];
-    head[..2].copy_from_slice(&(c.year as u16).to_be_bytes());
-    head[2..8].copy_from_slice(&[
-        c.month as u8,
-        c.day as u8,
-        c.hour as u8,
-        c.minute as u8,
-        c.second as u8,
-        fold,
-    ]);
-    head[8..].copy_from_slice(&c.microsecond.to_be_bytes());
-    with_tz(code::DATETIME, &head, tz, cx, e)
+    let date = Date {
+        year: c.year as u16,
+        month: c.month as u8,
+        day: c.day as u8,
+    };
+    let clock = Clock {
+        hour: c.hour as u8,
+        minute: c.minute as u8,
+        second: c.second as u8,
+        fold: fold != 0,
+        microsecond: c.microsecond,
+    };
+    with_zone(code::DATETIME, tz, cx, e, |zone, out| {
+        DateTime { date, clock, zone }.write(out)
+    })
 }
 
 /// # Safety
 /// `obj` is a live date.
+#[inline(never)]
 pub unsafe fn write_date<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live date (this function's precondition), as `date_fields` needs.
     let c = unsafe { ffi::date_fields(obj.as_ptr()) };
-    let [y0, y1] = (c.year as u16).to_be_bytes();
-    e.ext(code::DATE, &[y0, y1, c.month as u8, c.day as u8])
+    let date = Date {
+        year: c.year as u16,
+        month: c.month as u8,
+        day: c.day as u8,
+    };
+    e.ext(code::DATE, &date.to_bytes())
 }
 
 /// # Safety
 /// `obj` is a live time; the GIL is held.
+#[inline(never)]
 pub unsafe fn write_time<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
     // SAFETY: `obj` is a live time (this function's precondition), as the three readers need; the
     // tzinfo is held by `obj`, so it lives as long as `obj` does.
@@ -73,62 +98,61 @@ pub unsafe fn write_time<E: Emitter>(obj: Ref<'_>, cx: &Ctx, e: &mut E) -> Res {
             ffi::time_tzinfo(obj.as_ptr()).map(|tz| Ref::new(tz)),
         )
     };
-    let mut head = [0u8; 8];
-    head[..4].copy_from_slice(&[c.hour as u8, c.minute as u8, c.second as u8, fold]);
-    head[4..].copy_from_slice(&c.microsecond.to_be_bytes());
-    with_tz(code::TIME, &head, tz, cx, e)
+    let clock = Clock {
+        hour: c.hour as u8,
+        minute: c.minute as u8,
+        second: c.second as u8,
+        fold: fold != 0,
+        microsecond: c.microsecond,
+    };
+    with_zone(code::TIME, tz, cx, e, |zone, out| {
+        Time { clock, zone }.write(out)
+    })
 }
 
 /// # Safety
 /// `obj` is a live timedelta.
+#[inline(never)]
 pub unsafe fn write_timedelta<E: Emitter>(obj: Ref<'_>, e: &mut E) -> Res {
     // SAFETY: `obj` is a live timedelta (this function's precondition), as `timedelta_parts` needs.
     let (days, secs, micros) = unsafe { ffi::timedelta_parts(obj.as_ptr()) };
-    let mut out = [0u8; 12];
-    out[..4].copy_from_slice(&days.to_be_bytes());
-    out[4..8].copy_from_slice(&(secs as u32).to_be_bytes());
-    out[8..].copy_from_slice(&(micros as u32).to_be_bytes());
-    e.ext(code::TIMEDELTA, &out)
+    let delta = TimeDelta {
+        days,
+        seconds: secs as u32,
+        microseconds: micros as u32,
+    };
+    e.ext(code::TIMEDELTA, &delta.to_bytes())
 }
 
-/// The extension `tag` of the fields `head` followed by the suffix of `tz`.
-fn with_tz<E: Emitter>(tag: i8, head: &[u8], tz: Option<Ref<'_>>, cx: &Ctx, e: &mut E) -> Res {
+/// The extension `tag` that `write` writes with the zone of `tz`.
+fn with_zone<E: Emitter>(
+    tag: i8,
+    tz: Option<Ref<'_>>,
+    cx: &Ctx,
+    e: &mut E,
+    write: impl FnOnce(Zone<'_>, &mut Vec<u8>),
+) -> Res {
     let Some(tz) = tz else {
-        return e.ext(tag, head);
+        return super::write_payload(tag, cx, e, |out| write(Zone::Naive, out));
     };
-    let mut small = [0u8; 32];
-    small[..head.len()].copy_from_slice(head);
     if tz.as_ptr() == cx.known.utc {
-        small[head.len()] = tz::UTC;
-        return e.ext(tag, &small[..head.len() + 1]);
+        return super::write_payload(tag, cx, e, |out| write(Zone::Utc, out));
     }
     let Some(x) = cx.exact.as_deref() else {
         return Err(refused("OPT_EXACT handles are not loaded".to_owned()));
     };
-    let cached = x.tz_cache.0.take();
-    let suffix = match cached {
-        Some((held, suffix)) if held.as_ptr() == tz.as_ptr() => {
-            let r = write_joined(tag, head, &suffix, e);
-            x.tz_cache.0.set(Some((held, suffix)));
-            return r;
-        }
-        _ => tz_suffix(tz, cx)?,
+    let (held, zone) = match x.tz_cache.last.take() {
+        Some((held, zone)) if held.as_ptr() == tz.as_ptr() => (held, zone),
+        _ => (tz.hold(), zone_of(tz, cx)?),
     };
-    let r = write_joined(tag, head, &suffix, e);
-    x.tz_cache.0.set(Some((tz.hold(), suffix)));
+    let r = super::write_payload(tag, cx, e, |out| write(zone.borrowed(), out));
+    x.tz_cache.last.set(Some((held, zone)));
     r
 }
 
-fn write_joined<E: Emitter>(tag: i8, head: &[u8], suffix: &[u8], e: &mut E) -> Res {
-    let mut out = Vec::with_capacity(head.len() + suffix.len());
-    out.extend_from_slice(head);
-    out.extend_from_slice(suffix);
-    e.ext(tag, &out)
-}
-
-/// The suffix of a time zone other than UTC.
+/// The zone of a tzinfo other than UTC.
 #[cold]
-fn tz_suffix(tz: Ref<'_>, cx: &Ctx) -> Res<Vec<u8>> {
+fn zone_of(tz: Ref<'_>, cx: &Ctx) -> Res<Zone<'static>> {
     // SAFETY: a `Ref` exists only on an attached thread (its invariant).
     let py = unsafe { Python::assume_attached() };
     // SAFETY: `tz` is live on this attached thread (`Ref`'s invariant), so it can be borrowed for
@@ -151,22 +175,16 @@ fn tz_suffix(tz: Ref<'_>, cx: &Ctx) -> Res<Vec<u8>> {
             return Err(error::bad_utcoffset());
         }
         // SAFETY: checked to be a timedelta just above.
-        let micros = unsafe { ffi::timedelta_micros(offset.as_ptr()) };
-        let name = args.get_item(1).ok();
-        let mut out = Vec::with_capacity(16);
-        out.push(if name.is_some() {
-            tz::FIXED_NAMED
-        } else {
-            tz::FIXED
-        });
-        out.extend_from_slice(&micros.to_be_bytes());
-        if let Some(name) = name {
-            let name: String = name
-                .extract()
-                .map_err(|c| error::attribute_failed("timezone name is not a str", c))?;
-            out.extend_from_slice(name.as_bytes());
-        }
-        return Ok(out);
+        let offset = unsafe { ffi::timedelta_micros(offset.as_ptr()) };
+        let name = match args.get_item(1).ok() {
+            Some(name) => {
+                Some(Cow::Owned(name.extract::<String>().map_err(|c| {
+                    error::attribute_failed("timezone name is not a str", c)
+                })?))
+            }
+            None => None,
+        };
+        return Ok(Zone::Fixed { offset, name });
     }
     if ty.cast() == h.zoneinfo {
         // SAFETY: `tz` is live on an attached thread (`Ref`'s invariant), and the name is a str
@@ -183,17 +201,17 @@ fn tz_suffix(tz: Ref<'_>, cx: &Ctx) -> Res<Vec<u8>> {
                 ffi::str_utf8(key.as_ptr())
             }
         };
-        let Some(utf8) = utf8.filter(|k| code::valid_zone_key(k)) else {
+        let key = utf8
+            .filter(|k| code::valid_zone_key(k))
+            .and_then(|k| std::str::from_utf8(k).ok());
+        let Some(key) = key else {
             return Err(refused(
                 "OPT_EXACT keeps a ZoneInfo by its key, and this one has none that names a zone \
                  (made with ZoneInfo.from_file?)"
                     .to_owned(),
             ));
         };
-        let mut out = Vec::with_capacity(1 + utf8.len());
-        out.push(tz::ZONE);
-        out.extend_from_slice(utf8);
-        return Ok(out);
+        return Ok(Zone::Key(Cow::Owned(key.to_owned())));
     }
     let name = tz.type_name();
     Err(refused(format!(

@@ -1,10 +1,24 @@
-//! `OPT_EXACT`: the extension codes and decode limits of the exact types (`doc/exact.md` is
-//! their specification, readable from any language).
+//! The payloads `OPT_EXACT` writes and reads (`doc/exact.md` is their specification, readable
+//! from any language): each as a plain Rust value, with one function that writes it and one that
+//! reads it back, refusing a malformed payload with a typed error ([`Malformed`]). The extension
+//! crate only converts between Python objects and these values.
 //!
 //! The codes come from the far end of the range MessagePack keeps for its own predefined types
 //! (-128..-1, of which it has assigned only -1, the timestamp): user and library codes live in
 //! 0..127, so a stream can carry both, and a future predefined type is most likely to be given
 //! the codes next to -1, the furthest from these.
+
+mod decimal;
+mod malformed;
+mod numbers;
+mod seq;
+mod time;
+
+pub use decimal::{Decimal, DecimalKind};
+pub use malformed::{Field, Malformed};
+pub use numbers::{BigInt, Complex, Uuid};
+pub use seq::Seq;
+pub use time::{Clock, Date, DateTime, Time, TimeDelta, Zone};
 
 /// `tuple`: one array, its items.
 pub const TUPLE: i8 = -128;
@@ -12,21 +26,21 @@ pub const TUPLE: i8 = -128;
 pub const SET: i8 = -127;
 /// `frozenset`: one array, its items.
 pub const FROZENSET: i8 = -126;
-/// `int` outside -2**63..2**64-1: big-endian two's complement.
+/// `int` outside -2**63..2**64-1: big-endian two's complement ([`BigInt`]).
 pub const BIG_INT: i8 = -125;
-/// `complex`: real and imaginary part, float64 big-endian each.
+/// `complex`: real and imaginary part, float64 big-endian each ([`Complex`]).
 pub const COMPLEX: i8 = -124;
-/// `datetime`: date and time fields, fold, then the time zone ([`tz`]).
+/// `datetime`: date and time fields, fold, then the time zone ([`DateTime`]).
 pub const DATETIME: i8 = -123;
-/// `date`: year (u16), month, day.
+/// `date`: year (u16), month, day ([`Date`]).
 pub const DATE: i8 = -122;
-/// `time`: time fields, fold, then the time zone.
+/// `time`: time fields, fold, then the time zone ([`Time`]).
 pub const TIME: i8 = -121;
-/// `timedelta`: days (i32), seconds (u32), microseconds (u32).
+/// `timedelta`: days (i32), seconds (u32), microseconds (u32) ([`TimeDelta`]).
 pub const TIMEDELTA: i8 = -120;
-/// `uuid.UUID`: its 16 bytes, big-endian.
+/// `uuid.UUID`: its 16 bytes, big-endian ([`Uuid`]).
 pub const UUID: i8 = -119;
-/// `decimal.Decimal`: flags, exponent, coefficient digits.
+/// `decimal.Decimal`: flags, exponent, coefficient digits ([`Decimal`]).
 pub const DECIMAL: i8 = -118;
 /// `bytearray`: its bytes.
 pub const BYTEARRAY: i8 = -117;
@@ -45,25 +59,6 @@ pub const MAX_DECIMAL_DIGITS: usize = 10_000;
 pub const MAX_DECIMAL_EXPONENT: i64 = 999_999_999;
 /// The longest ZoneInfo key.
 pub const MAX_ZONE_KEY: usize = 255;
-
-/// Decimal flags: bit 0 the sign, bits 1-2 the kind.
-pub const DEC_NEGATIVE: u8 = 1;
-pub const DEC_FINITE: u8 = 0 << 1;
-pub const DEC_INFINITE: u8 = 1 << 1;
-pub const DEC_NAN: u8 = 2 << 1;
-pub const DEC_SNAN: u8 = 3 << 1;
-
-/// The first byte of a time zone after a datetime's or time's fields (none: naive).
-pub mod tz {
-    /// `datetime.timezone.utc`.
-    pub const UTC: u8 = 0;
-    /// A `datetime.timezone` without a name: its offset, microseconds as i64.
-    pub const FIXED: u8 = 1;
-    /// A `datetime.timezone` with a name: the offset, then the name in UTF-8.
-    pub const FIXED_NAMED: u8 = 2;
-    /// A `zoneinfo.ZoneInfo`: its key in UTF-8.
-    pub const ZONE: u8 = 3;
-}
 
 /// The Python type an exact code stands for, for error messages.
 pub fn type_name(code: i8) -> &'static str {
@@ -92,13 +87,15 @@ pub fn valid_zone_key(key: &[u8]) -> bool {
     if key.is_empty() || key.len() > MAX_ZONE_KEY {
         return false;
     }
-    let chars_ok = key
-        .iter()
-        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'-' | b'.' | b'/'));
-    chars_ok
-        && key
-            .split(|&c| c == b'/')
-            .all(|part| !part.is_empty() && part != b"." && part != b"..")
+    // One pass: each part between the slashes is checked as it is split off.
+    key.split(|&c| c == b'/').all(|part| {
+        !part.is_empty()
+            && part != b"."
+            && part != b".."
+            && part
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'-' | b'.'))
+    })
 }
 
 #[cfg(test)]
