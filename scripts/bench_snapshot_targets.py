@@ -2,7 +2,8 @@
 printed as one table with each measured ratio, its target, and the load average.
 
 On the route snapshot of benchmarks/ (generators.make_route): at 100,000 children (400,000
-fields, 7.9 MB packed), best of ``--repeat`` runs each, every save durable (a temporary file,
+fields, 7.9 MB packed), the median of ``--repeat`` calls each, all made in turn (a durable
+save's time swings with the disk from one stretch of seconds to the next), every save durable (a temporary file,
 ``fsync``, replace, the directory ``fsync``; benchmarks/test_snapshot.py's ``durable_write`` for
 the other libraries):
 
@@ -15,7 +16,7 @@ the other libraries):
   first, per size and codec, and whether the pieces were used (zstd's start past its window).
 
 At 1,270,000 children (100 MB packed): a compressed save with ``threads=2`` against one thread
-(best of two each); in fresh processes (scripts/bench_snapshot_memory.py's), the peak memory of
+(medians of five, in turn); in fresh processes (scripts/bench_snapshot_memory.py's), the peak memory of
 a compressed save above the object, and ``view`` of the uncompressed file plus ten reads (the
 first in the process) with its peak RSS.
 
@@ -106,17 +107,34 @@ def main() -> None:
             with open(ours, "rb") as f:
                 return f.read()
 
-        t_pack = best(r, lambda: fastmsgpack.packb(obj))
-        t_zstd = best(r, lambda: snapshot.frame(packed, compress="zstd"))
-        t_write = best(r, lambda: durable_write(raw, compressed))
-        t_save = best(r, lambda: save_ours(ours, obj))
-        t_save_theirs = best(r, lambda: save_theirs(theirs, obj))
-        t_save_pickle = best(max(1, r // 2), lambda: save_pickle(d / "pickle.bin", obj))
-        t_read = best(r, read_file)
-        t_unzstd = best(r, lambda: _snapshot_loads(compressed))
-        t_unpack = best(r, lambda: fastmsgpack.unpackb(packed))
-        t_load = best(r, lambda: load_ours(ours))
-        t_load_theirs = best(r, lambda: load_theirs(theirs))
+        # In turn, medians: the durable rows' times swing with the disk between one stretch of
+        # seconds and the next, so rows timed one after the other could meet different disks.
+        (
+            t_pack,
+            t_zstd,
+            t_write,
+            t_save,
+            t_save_theirs,
+            t_save_pickle,
+            t_read,
+            t_unzstd,
+            t_unpack,
+            t_load,
+            t_load_theirs,
+        ) = interleaved_medians(
+            r,
+            lambda: fastmsgpack.packb(obj),
+            lambda: snapshot.frame(packed, compress="zstd"),
+            lambda: durable_write(raw, compressed),
+            lambda: save_ours(ours, obj),
+            lambda: save_theirs(theirs, obj),
+            lambda: save_pickle(d / "pickle.bin", obj),
+            read_file,
+            lambda: _snapshot_loads(compressed),
+            lambda: fastmsgpack.unpackb(packed),
+            lambda: load_ours(ours),
+            lambda: load_theirs(theirs),
+        )
         parts = t_pack + t_zstd + t_write
         print(
             f"400k fields ({len(packed)} bytes packed): packb {t_pack * ms:.1f} ms, compress "
