@@ -14,9 +14,10 @@ import math
 import os
 import re
 import struct
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 # Before the packages it may stand in for (orjson) are imported: see the module.
 import _free_threaded  # noqa: F401
@@ -255,6 +256,19 @@ def examples(count: int) -> int:
     least 25) in the repeated runs on the other interpreters, which draw the same kinds of values
     to check that each interpreter agrees, while the default run searches wider."""
     return max(25, count // 3) if REPEAT_RUN else count
+
+
+T = TypeVar("T")
+
+
+def repeated_share(items: list[T]) -> list[T]:
+    """All of ``items`` in the default run; in a repeated run on another interpreter, every third
+    one, starting at a place that depends on the interpreter's minor version, so that the
+    repeated runs check that each interpreter agrees on a different third while the default run
+    checks them all."""
+    if not REPEAT_RUN:
+        return items
+    return items[sys.version_info.minor % 3 :: 3]
 
 
 # Deterministic property tests: derandomized, no example database.
