@@ -42,15 +42,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
-def best(repeat: int, function: Callable[[], Any]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def interleaved_medians(repeat: int, *functions: Callable[[], Any]) -> list[float]:
     """The median time of each function, called in turn ``repeat`` times: for calls whose times
     fall in two groups (a 100 MB save is sometimes a third faster than usual, whichever thread
@@ -73,6 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-large", action="store_true", help="leave out the 100 MB rows")
     args = parser.parse_args()
+    from bench_snapshot_codecs import best
     from bench_snapshot_memory import measure
     from generators import make_route
     from test_snapshot import LARGE, LIBRARIES, durable_write
