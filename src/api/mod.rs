@@ -3,8 +3,7 @@
 //! below (`ser/`, `de/`, `view/`).
 //!
 //! This file is the module definition (`_fastmsgpack` below): every function, class and
-//! constant Python sees is added there, and nowhere else. (`snapshot/` still defines its own
-//! functions, which it adds there.)
+//! constant Python sees is added there, and nowhere else (`snapshot.rs` adds the snapshot's).
 
 pub mod compat;
 mod decoder;
@@ -13,6 +12,7 @@ mod json;
 mod pack;
 mod packer;
 pub mod request;
+mod snapshot;
 mod snapshot_save;
 mod unpack;
 mod unpacker;
@@ -21,7 +21,7 @@ mod view;
 use pyo3::prelude::*;
 
 use crate::exc::{MsgpackDecodeError, MsgpackEncodeError};
-use crate::{de, error, exc, ext, ffi, fragment, opt, registry, snapshot};
+use crate::{de, error, exc, ext, ffi, fragment, opt, registry};
 
 // Safe without the GIL: on free-threaded builds the walks own what they read from containers
 // other threads can change (src/ffi/sync.rs), and shared caches are locked or per thread

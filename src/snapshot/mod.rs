@@ -18,29 +18,8 @@ mod send;
 mod temp;
 mod write;
 
-use pyo3::prelude::*;
-
-pub use error::SnapshotError;
+pub use error::{add_defaults, SnapshotError};
 pub use pieces::{Packed, Plan};
-pub use write::begin;
-
-/// Adds the snapshot functions (all private: `fastmsgpack.snapshot` wraps them) to the module.
-pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("SnapshotError", py.get_type::<SnapshotError>())?;
-    error::add_defaults(py)?;
-    m.add_function(wrap_pyfunction!(write::_snapshot_save, m)?)?;
-    m.add_function(wrap_pyfunction!(write::_snapshot_dumps, m)?)?;
-    m.add_function(wrap_pyfunction!(write::_snapshot_remove_stale, m)?)?;
-    m.add_function(wrap_pyfunction!(read::_snapshot_load, m)?)?;
-    m.add_function(wrap_pyfunction!(read::_snapshot_loads, m)?)?;
-    m.add_function(wrap_pyfunction!(read::_snapshot_info, m)?)?;
-    m.add_function(wrap_pyfunction!(read::_snapshot_header, m)?)?;
-    m.add_function(wrap_pyfunction!(records::_record_frame, m)?)?;
-    m.add_function(wrap_pyfunction!(records::_record_scan, m)?)?;
-    m.add(
-        "_RECORD_FILE_HEADER",
-        pyo3::types::PyBytes::new(py, fastmsgpack_core::frame::FILE_HEADER),
-    )?;
-    Ok(())
-}
+pub use read::{header, info, load, loads};
+pub use records::{frame_header, scan};
+pub use write::{begin, dumps, remove_stale, save_buffer, settings};

@@ -121,8 +121,7 @@ fn check_index(index: Option<&Index>, payload: &[u8], header: &Header) -> Result
 }
 
 /// `_snapshot_info(path)`: the header of the snapshot at `path`, read alone.
-#[pyfunction]
-pub fn _snapshot_info(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyDict>> {
+pub fn info(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyDict>> {
     let read = py.detach(|| {
         File::open(&path)
             .map_err(Failure::from)
@@ -161,11 +160,7 @@ fn undecodable(header: &Header, reason: String) -> Refusal {
 
 /// `_snapshot_load(path)`: the header and the payload of the snapshot at `path`, checked and
 /// decompressed, as a `bytes` object for `unpackb`.
-#[pyfunction]
-pub fn _snapshot_load(
-    py: Python<'_>,
-    path: PathBuf,
-) -> PyResult<(Bound<'_, PyDict>, Bound<'_, PyBytes>)> {
+pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<(Bound<'_, PyDict>, Bound<'_, PyBytes>)> {
     let fail = |f| raise(py, f, Some(&path));
     // First, with the GIL released: the header, and the stored bytes if compressed.
     let first = py.detach(|| -> Result<_, Failure> {
@@ -217,8 +212,7 @@ fn input(obj: &Bound<'_, PyAny>) -> PyResult<InputBuffer> {
 
 /// `_snapshot_loads(data)`: the header of the snapshot in `data`, and its payload: decompressed
 /// as new `bytes`, or None when stored as it is (it starts at the header's `header_size`).
-#[pyfunction]
-pub fn _snapshot_loads<'py>(
+pub fn loads<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyDict>, Option<Bound<'py, PyBytes>>)> {
@@ -253,8 +247,7 @@ pub fn _snapshot_loads<'py>(
 /// (None for a version 1 snapshot or a compressed one), checked against the few payload bytes
 /// it points at; with `verify`, the payload's checksum is checked too (reading it all), and the
 /// index against the index of the payload made again.
-#[pyfunction]
-pub fn _snapshot_header<'py>(
+pub fn header<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     path: Option<PathBuf>,

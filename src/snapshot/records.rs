@@ -13,8 +13,7 @@ use super::send::Shared;
 use crate::ffi::InputBuffer;
 
 /// `_record_frame(payload)`: the 20 bytes that go before `payload` in a record file.
-#[pyfunction]
-pub fn _record_frame<'py>(
+pub fn frame_header<'py>(
     py: Python<'py>,
     payload: &Bound<'py, PyBytes>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -31,9 +30,8 @@ pub fn _record_frame<'py>(
 
 /// `_record_scan(data, path)`: the places of the complete records of the record file held in
 /// `data`, where the last complete frame ends, and whether a torn frame follows it.
-#[pyfunction]
 #[allow(clippy::type_complexity)]
-pub fn _record_scan(
+pub fn scan(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     path: Option<PathBuf>,

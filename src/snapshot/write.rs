@@ -26,7 +26,7 @@ const WRITE_BUFFER: usize = 1 << 20;
 
 /// Reads `codec`, `level` and `threads` as given by `fastmsgpack.snapshot` (no index: the
 /// caller decides).
-fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
+pub fn settings(codec: &str, level: i32, threads: u32) -> PyResult<Settings> {
     let codec = match codec {
         "none" => Codec::None,
         "zstd" => Codec::Zstd,
@@ -97,20 +97,14 @@ fn write_snapshot<W: Write>(
 /// as a snapshot at `path`, durably; uncompressed, with an offset index if `index` is true, or
 /// if it is None and the payload is large enough for one to pay (`index::PAYLOAD_MIN`) and
 /// within the 4 GiB a view's tables reach.
-#[pyfunction]
-#[pyo3(signature = (path, data, codec, level, threads, meta, index=None))]
-#[allow(clippy::too_many_arguments)]
-pub fn _snapshot_save(
+pub fn save_buffer(
     py: Python<'_>,
     path: PathBuf,
     data: &Bound<'_, PyAny>,
-    codec: &str,
-    level: i32,
-    threads: u32,
+    mut settings: Settings,
     meta: &Bound<'_, PyBytes>,
     index: Option<bool>,
 ) -> PyResult<()> {
-    let mut settings = settings(codec, level, threads)?;
     let data = input(data)?;
     let len = data.as_slice().len();
     let pays = (index::PAYLOAD_MIN..=u32::MAX as usize).contains(&len);
@@ -295,11 +289,7 @@ fn write_file(file: &File, data: &[u8], meta: &[u8], settings: Settings) -> io::
 
 /// `_snapshot_remove_stale(directory)`: removes the temporary files that saves no longer
 /// running left in `directory`, and returns their paths.
-#[pyfunction]
-pub fn _snapshot_remove_stale(
-    py: Python<'_>,
-    directory: PathBuf,
-) -> PyResult<Vec<std::ffi::OsString>> {
+pub fn remove_stale(py: Python<'_>, directory: PathBuf) -> PyResult<Vec<std::ffi::OsString>> {
     let removed = py
         .detach(|| temp::remove_stale(&directory, None))
         .map_err(|e| os_error(&e, &directory))?;
@@ -309,18 +299,13 @@ pub fn _snapshot_remove_stale(
 /// `_snapshot_dumps(data, codec, level, threads, meta, index=False)`: the snapshot of the
 /// packed `data`, as bytes (uncompressed, with an offset index if `index`, when `data` is one
 /// whole object).
-#[pyfunction]
-#[pyo3(signature = (data, codec, level, threads, meta, index=false))]
-pub fn _snapshot_dumps<'py>(
+pub fn dumps<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    codec: &str,
-    level: i32,
-    threads: u32,
+    mut settings: Settings,
     meta: &Bound<'py, PyBytes>,
     index: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let mut settings = settings(codec, level, threads)?;
     settings.index = settings.codec == Codec::None && index;
     let data = input(data)?;
     // SAFETY: as in `_snapshot_save`: both outlive the detached call and cannot change.
