@@ -11,15 +11,15 @@ use crate::ffi::BytesWriter;
 use crate::opt::{self, Opt};
 use crate::ser;
 
+use super::request::Pack;
+
 /// `json.dumps`: encode errors come out as `JSONEncodeError`, with message and cause kept.
 pub fn dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
-    default: Option<&Bound<'py, PyAny>>,
-    opts: Opt,
+    request: &Pack<'_, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let hooks = crate::compat::hooks(py, default, None);
-    ser::json_dumps(py, obj, hooks, opts).map_err(|err| as_json_error(py, err))
+    ser::json_dumps(py, obj, request.hooks(py), request.opts).map_err(|err| as_json_error(py, err))
 }
 
 #[cold]
@@ -167,12 +167,12 @@ fn through_objects<'py>(
     if whole && end != bytes.len() {
         return Err(trailing(bytes.len(), end));
     }
-    let json = dumps(
-        py,
-        &obj,
-        None,
-        opts & (opt::NON_STR_KEYS | opt::INDENT_2 | opt::APPEND_NEWLINE),
-    )?;
+    let request = Pack {
+        opts: opts & (opt::NON_STR_KEYS | opt::INDENT_2 | opt::APPEND_NEWLINE),
+        default: None,
+        registry: None,
+    };
+    let json = dumps(py, &obj, &request)?;
     Ok((json, end))
 }
 
@@ -191,11 +191,7 @@ pub fn json_dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     option: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = opt::parse(option, opt::JSON_DUMPS_MASK, "json.dumps").map_err(|e| match e {
-        opt::OptError::NotAnInt(msg) | opt::OptError::Invalid(msg) => JSONEncodeError::new_err(msg),
-    })?;
-    opt::check_hook(default, "default")?;
-    dumps(py, obj, default, opts)
+    dumps(py, obj, &Pack::parse_json(default, option)?)
 }
 
 /// The one MessagePack object in `data` (bytes-like) as JSON bytes, transcoded without

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
+use crate::exc::JSONEncodeError;
 use crate::opt::{self, Opt};
 use crate::registry::{self, Table};
 use crate::{de, ser};
@@ -34,6 +35,25 @@ impl<'a, 'py> Pack<'a, 'py> {
             opts,
             default: default.filter(|d| !d.is_none()),
             registry: registry::table_of(registry)?,
+        })
+    }
+
+    /// Reads `default` and `option` as `json.dumps` takes them: its options (the JSON ones among
+    /// them), no registry, and a bad option raised as `JSONEncodeError`.
+    pub fn parse_json(
+        default: Option<&'a Bound<'py, PyAny>>,
+        option: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Pack<'a, 'py>> {
+        let opts = opt::parse(option, opt::JSON_DUMPS_MASK, "json.dumps").map_err(|e| match e {
+            opt::OptError::NotAnInt(msg) | opt::OptError::Invalid(msg) => {
+                JSONEncodeError::new_err(msg)
+            }
+        })?;
+        opt::check_hook(default, "default")?;
+        Ok(Pack {
+            opts,
+            default: default.filter(|d| !d.is_none()),
+            registry: None,
         })
     }
 
