@@ -6,9 +6,13 @@ wheel there).
     .venv-3.14t/bin/python benchmarks/interpreters.py [--repeat 7] [--min-time 0.02]
 
 For each document and call, each library's time per call is the median of ``--repeat`` runs,
-each of enough calls to last ``--min-time`` seconds. The ratio is fastmsgpack's time over the
-fastest peer's (below 1: fastmsgpack is faster), with that peer named. Before anything is timed,
-each library's output is checked to decode to the document.
+each of enough calls to last ``--min-time`` seconds. The libraries are timed in turn: each repeat
+runs every library once, starting from a different library each time, so that a machine slowing
+down for a few seconds (another process starting) slows every library alike rather than whichever
+one it was timing then. The table shows each library's median and the ratio of fastmsgpack's
+median to the fastest peer's (below 1: fastmsgpack is faster), with that peer named; the load
+average is printed before and after. Before anything is timed, each library's output is checked
+to decode to the document.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import functools
 import gc
 import json
 import lzma
+import os
 import platform
 import statistics
 import sys
@@ -92,23 +97,44 @@ DOCUMENTS: dict[str, tuple[Callable[[], Any], bool]] = {
 }
 
 
-def per_call(call: Callable[[], object], repeat: int, min_time: float) -> float:
-    """Median seconds per call over ``repeat`` runs of at least ``min_time`` each."""
+def calls_per_run(call: Callable[[], object], min_time: float) -> int:
+    """How many calls of ``call`` take at least ``min_time`` seconds (a power of two)."""
     number = 1
     while True:
         began = time.perf_counter()
         for _ in range(number):
             call()
         if time.perf_counter() - began >= min_time:
-            break
+            return number
         number *= 2
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        for _ in range(number):
-            call()
-        times.append((time.perf_counter() - began) / number)
-    return statistics.median(times)
+
+
+def in_turn(
+    calls: dict[str, Callable[[], object]], repeat: int, min_time: float
+) -> dict[str, float]:
+    """Median seconds per call of each of ``calls``, over ``repeat`` rounds; each round runs every
+    call once (enough times to last ``min_time``), starting one further along the list than the
+    round before."""
+    numbers = {lib: calls_per_run(call, min_time) for lib, call in calls.items()}
+    names = list(calls)
+    times: dict[str, list[float]] = {lib: [] for lib in names}
+    for round_ in range(repeat):
+        shift = round_ % len(names)
+        for lib in names[shift:] + names[:shift]:
+            call, number = calls[lib], numbers[lib]
+            began = time.perf_counter()
+            for _ in range(number):
+                call()
+            times[lib].append((time.perf_counter() - began) / number)
+    return {lib: statistics.median(spans) for lib, spans in times.items()}
+
+
+def load() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "not known here"
+    return f"{one:.2f}, {five:.2f}, {fifteen:.2f} (1, 5, 15 min; {os.cpu_count()} CPUs)"
 
 
 def show(seconds: float) -> str:
@@ -128,10 +154,16 @@ def main() -> None:
     print(f"CPython {platform.python_version()} ({build}), GIL {'on' if gil else 'off'}")
     found = peers()
     print(f"fastmsgpack {fastmsgpack.__version__}; peers: {', '.join(found) or 'none'}")
-    print(f"median of {args.repeat} runs of at least {args.min_time} s; ratio = fastmsgpack's time")
-    print("over the fastest peer's (below 1: fastmsgpack is faster), that peer in brackets")
+    print(
+        f"median of {args.repeat} runs of at least {args.min_time} s, the libraries timed in turn;"
+    )
+    print("ratio = fastmsgpack's median over the fastest peer's (below 1: fastmsgpack is faster),")
+    print("that peer in brackets")
+    print(f"load average at the start: {load()}")
     print()
-    header = f"{'document':<22} {'packb':>12} {'ratio':>20} {'unpackb':>12} {'ratio':>20}"
+    names = ["fastmsgpack", *found]
+    header = f"{'document':<22} {'call':<8} " + " ".join(f"{lib:>11}" for lib in names)
+    header += f" {'ratio':>17}"
     print(header)
     print("-" * len(header))
     for name, (make, plain_types) in DOCUMENTS.items():
@@ -146,29 +178,29 @@ def main() -> None:
             "fastmsgpack": (fastmsgpack.packb, fastmsgpack.unpackb),
             **found,
         }
-        cells = []
         for op in ("packb", "unpackb"):
-            times: dict[str, float] = {}
+            calls: dict[str, Callable[[], object]] = {}
             for lib, (pack, unpack) in libraries.items():
                 if op == "packb" and not plain_types and lib == "msgpack":
                     continue
-                call: Callable[[], object]
                 if op == "packb":
                     assert parse_datetimes(reference_unpackb(pack(doc))) == expected, lib
-                    call = functools.partial(pack, doc)
+                    calls[lib] = functools.partial(pack, doc)
                 else:
                     assert parse_datetimes(unpack(packed)) == expected, lib
-                    call = functools.partial(unpack, packed)
-                times[lib] = per_call(call, args.repeat, args.min_time)
+                    calls[lib] = functools.partial(unpack, packed)
+            times = in_turn(calls, args.repeat, args.min_time)
+            cells = " ".join(f"{show(times[lib]) if lib in times else '-':>11}" for lib in names)
             ours = times.pop("fastmsgpack")
             if times:
                 best = min(times, key=times.__getitem__)
                 ratio = f"{ours / times[best]:.2f} ({best})"
             else:
                 ratio = "(no peer)"
-            cells.append(f"{show(ours):>12} {ratio:>20}")
-        print(f"{name:<22} {' '.join(cells)}")
+            print(f"{name if op == 'packb' else '':<22} {op:<8} {cells} {ratio:>17}")
         gc.unfreeze()
+    print()
+    print(f"load average at the end: {load()}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@
 use pyo3::ffi;
 
 #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-use super::dict_table::{self, Table};
+use super::dict_table::Table;
 use super::Obj;
 
 /// Iterates a dict's entries in insertion order, as borrowed (key, value) pairs.
@@ -25,10 +25,8 @@ pub struct DictIter {
     /// The number of entries when the walk began.
     len: usize,
     pos: ffi::Py_ssize_t,
-    /// Read the combined table directly (decided once: a combined table never becomes split).
-    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-    direct: bool,
-    /// Where the entries of the table last read start.
+    /// Where the entries of the combined table last read start, or that they are left to
+    /// `PyDict_Next`.
     #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
     table: Table,
 }
@@ -47,9 +45,7 @@ impl DictIter {
             pos: 0,
             // SAFETY: as above.
             #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-            direct: unsafe { dict_table::combined(dict) },
-            #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-            table: Table::NONE,
+            table: unsafe { Table::for_dict(dict) },
         }
     }
 
@@ -69,30 +65,6 @@ impl DictIter {
         // SAFETY: the dict is alive and the GIL is held (this method's precondition, as `new`'s),
         // so `dict_len` reads a live dict.
         unsafe { super::dict_len(self.dict) != self.len }
-    }
-
-    /// The next entry from the combined table, read again at each step (Python code run between
-    /// steps may have changed it), or from `PyDict_Next` once the table is of a kind not read
-    /// directly.
-    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-    #[inline(always)]
-    fn next_direct(&mut self) -> Option<(Obj, Obj)> {
-        // SAFETY: `dict` is live, as `new`'s precondition keeps it for the iterator's life, and
-        // combined (checked in `new`); the GIL is held and no Python code runs during the step.
-        match unsafe { self.table.next(self.dict, &mut self.pos) } {
-            Ok(entry) => entry,
-            Err(()) => self.next_api(),
-        }
-    }
-
-    /// A table of a kind not read directly: `PyDict_Next` from here on (its `pos` is the same
-    /// entry index for a combined table).
-    #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-    #[cold]
-    #[inline(never)]
-    fn next_api(&mut self) -> Option<(Obj, Obj)> {
-        self.direct = false;
-        self.next_with_api()
     }
 
     #[inline(always)]
@@ -117,8 +89,17 @@ impl Iterator for DictIter {
     #[inline(always)]
     fn next(&mut self) -> Option<(Obj, Obj)> {
         #[cfg(all(Py_3_11, not(any(PyPy, GraalPy))))]
-        if self.direct {
-            return self.next_direct();
+        {
+            // SAFETY: `dict` is live, as `new`'s precondition keeps it for the iterator's life,
+            // and `table` was made for it; the GIL is held and no Python code runs during the
+            // step. The table is read again at each step: Python code run between steps may
+            // have changed it.
+            if let Some(entry) = unsafe { self.table.next(self.dict, &mut self.pos) } {
+                return Some(entry);
+            }
+            if !self.table.api() {
+                return None;
+            }
         }
         self.next_with_api()
     }
@@ -204,9 +185,8 @@ impl Iterator for DictIter {
 pub struct LockedEntries {
     dict: Obj,
     pos: ffi::Py_ssize_t,
-    /// Read the combined table directly ([`dict_table`]); else `PyDict_Next`.
-    direct: bool,
-    /// Where the entries of the table start (the same for the whole time the lock is held).
+    /// Where the entries of the table start (the same for the whole time the lock is held), or
+    /// that they are left to `PyDict_Next`.
     table: Table,
 }
 
@@ -241,16 +221,16 @@ impl Iterator for LockedEntries {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(Obj, Obj)> {
-        if self.direct {
-            // SAFETY: the dict is live, combined (checked by `with_dict_entries`) and locked, so
-            // no other thread changes its table while it is read; the entries are borrowed from
-            // the dict, as `PyDict_Next`'s are.
-            match unsafe { self.table.next(self.dict, &mut self.pos) } {
-                Ok(entry) => return entry,
-                // A kind of table not read directly: `PyDict_Next` from the same entry index.
-                Err(()) => self.direct = false,
-            }
+        // SAFETY: the dict is live and locked, and `table` was made for it
+        // (`with_dict_entries`), so no other thread changes its table while it is read; the
+        // entries are borrowed from the dict, as `PyDict_Next`'s are.
+        if let Some(entry) = unsafe { self.table.next(self.dict, &mut self.pos) } {
+            return Some(entry);
         }
+        if !self.table.api() {
+            return None;
+        }
+        // Not read directly: `PyDict_Next` from the same entry index.
         let mut key: Obj = std::ptr::null_mut();
         let mut value: Obj = std::ptr::null_mut();
         // SAFETY: the dict is live and its lock held (`with_dict_entries`), as `PyDict_Next`
@@ -279,8 +259,7 @@ pub unsafe fn with_dict_entries<R>(dict: Obj, read: impl FnOnce(&mut LockedEntri
             read(&mut LockedEntries {
                 dict,
                 pos: 0,
-                direct: dict_table::combined(dict),
-                table: Table::NONE,
+                table: Table::for_dict(dict),
             })
         })
     }

@@ -62,7 +62,7 @@ pub use owned::{ref_count, Owned};
 pub use refcount::verify as verify_refcount;
 pub use refs::Ref;
 pub use scalars::*;
-pub use send::{install_send, Ready};
+pub use send::{install_anext, install_send, Anext, Ready};
 pub use text::*;
 #[cfg(Py_3_14)]
 pub use text_layout::verify as verify_text_layout;

@@ -57,6 +57,49 @@ unsafe extern "C" fn await_self(awaitable: Obj) -> Obj {
     awaitable
 }
 
+/// A class whose `__anext__` is its `am_anext` slot directly (see [`install_anext`]).
+pub trait Anext: PyClass {
+    /// What `__anext__` returns: the awaitable of the next value.
+    fn anext<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>>;
+}
+
+/// The `am_anext` slot of an [`Anext`] class: `T::anext`, with no call through PyO3's method
+/// machinery, once for every step of an `async for`.
+unsafe extern "C" fn anext_slot<T: Anext>(slf: Obj) -> Obj {
+    // SAFETY: the interpreter calls `am_anext` attached, with `slf` an instance of the type the
+    // slot was set on (a `T`, by `install_anext`) kept alive by the caller for the call.
+    unsafe {
+        let py = Python::assume_attached();
+        let slf = pyo3::Borrowed::from_ptr(py, slf).cast_unchecked::<T>();
+        match T::anext(&slf) {
+            Ok(value) => value.into_ptr(),
+            Err(err) => {
+                err.restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    }
+}
+
+/// Gives the class `T` (whose type object is `ty`) its `__anext__` as the `am_anext` slot
+/// itself: an `async for` over a stream of small objects steps once per object, and PyO3's
+/// trampoline around the method cost about 45 of the some 3,200 instructions an object
+/// (callgrind, CPython 3.11, 100,000 messages of three fields over loopback TCP).
+/// Called once, while the module is initialised, before any instance is iterated.
+pub fn install_anext<T: Anext>(ty: &Bound<'_, PyType>) {
+    let ty = ty.as_type_ptr();
+    // SAFETY: as in `install_send`: `tp_as_async` points into the heap type PyO3 made for `T`,
+    // writable, and no other thread reads the slot yet; `PyType_Modified` drops cached lookups.
+    unsafe {
+        let methods = (*ty).tp_as_async;
+        if methods.is_null() {
+            return;
+        }
+        (*methods).am_anext = Some(anext_slot::<T>);
+        ffi::PyType_Modified(ty);
+    }
+}
+
 /// Gives the class `T` (whose type object is `ty`) the `am_send` and `am_await` slots of a
 /// [`Ready`] awaitable. Called once, while the module is initialised, before any instance is
 /// awaited.

@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
 
 use super::{busy_check, Unpacker};
-use crate::ffi::{self, Ready};
+use crate::ffi::{self, Anext, Ready};
 
 #[pyclass(module = "fastmsgpack", name = "_AsyncObjects")]
 pub struct AsyncObjects {
@@ -46,33 +46,10 @@ impl AsyncObjects {
         slf.clone()
     }
 
-    /// Itself, holding the next object, when the bytes held have it whole; else the coroutine
-    /// that reads more.
+    // `ffi::install_anext` sets the slot to `Anext::anext` itself, with no call through PyO3;
+    // the method stays for callers that call it by name.
     fn __anext__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
-        if this.ready.is_none() {
-            let Some(unpacker) = &this.unpacker else {
-                return Err(busy());
-            };
-            let unpacker = unpacker.bind(py);
-            let next = {
-                let mut reading = busy_check(unpacker, "__anext__")?;
-                let result = reading.next_object(py);
-                reading.compat_errors(py, result)?
-            };
-            match next {
-                Some(obj) => this.ready = Some(obj.unbind()),
-                None => {
-                    let Some(read) = this.read_then_next.as_ref().map(|r| r.clone_ref(py)) else {
-                        return Err(busy());
-                    };
-                    drop(this);
-                    return read.bind(py).call0();
-                }
-            }
-        }
-        Ok(slf.clone().into_any())
+        <Self as Anext>::anext(slf)
     }
 
     // `ffi::install_send` replaces the slot with one that does the same without a call through
@@ -108,6 +85,37 @@ impl AsyncObjects {
     }
 }
 
+impl Anext for AsyncObjects {
+    /// Itself, holding the next object, when the bytes held have it whole; else the coroutine
+    /// that reads more.
+    fn anext<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mut this = slf.try_borrow_mut().map_err(|_| busy())?;
+        if this.ready.is_none() {
+            let Some(unpacker) = &this.unpacker else {
+                return Err(busy());
+            };
+            let unpacker = unpacker.bind(py);
+            let next = {
+                let mut reading = busy_check(unpacker, "__anext__")?;
+                let result = reading.next_object(py);
+                reading.compat_errors(py, result)?
+            };
+            match next {
+                Some(obj) => this.ready = Some(obj.unbind()),
+                None => {
+                    let Some(read) = this.read_then_next.as_ref().map(|r| r.clone_ref(py)) else {
+                        return Err(busy());
+                    };
+                    drop(this);
+                    return read.bind(py).call0();
+                }
+            }
+        }
+        Ok(slf.clone().into_any())
+    }
+}
+
 impl Ready for AsyncObjects {
     #[inline]
     fn take<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -121,7 +129,9 @@ impl Ready for AsyncObjects {
 
 /// Gives the class its send slot; called once, when the module is initialised.
 pub fn install(py: Python<'_>) {
-    ffi::install_send::<AsyncObjects>(&py.get_type::<AsyncObjects>());
+    let ty = py.get_type::<AsyncObjects>();
+    ffi::install_send::<AsyncObjects>(&ty);
+    ffi::install_anext::<AsyncObjects>(&ty);
 }
 
 #[cold]
