@@ -42,7 +42,7 @@ fn exec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // First, before anything is kept for this interpreter: made here, it tells `ffi::PerInterp`
     // that the interpreter exists; freed with this module object, the last one of an
     // interpreter frees what the extension kept for it (src/ffi/interp.rs).
-    let token = ffi::ModuleToken::new(py);
+    let token = ffi::module_token(py)?;
     ffi::verify_text_layout(py)?;
     ffi::verify_dict_table(py)?;
     ffi::verify_refcount(py);

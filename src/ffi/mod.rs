@@ -56,7 +56,7 @@ pub use dict_iter::{with_dict_entries, LockedEntries};
 pub use exact::*;
 pub use fastcall::{FastArgs, MethodDef};
 pub use gc::{untrack_acyclic, untrack_atomic_dict, GcPause};
-pub use interp::{kept_elsewhere, ModuleToken, PerInterp};
+pub use interp::{kept_elsewhere, module_token, PerInterp};
 pub use known::Known;
 pub use module::{ModuleDef, ModuleExec, ModuleSlots};
 pub use numpy::{parse_dtype, scalar_value, ArrayBuffer, Elem, Numpy, Order, TimeUnit};
