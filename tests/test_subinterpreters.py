@@ -15,6 +15,8 @@ import sys
 import sysconfig
 import textwrap
 
+import pytest
+
 # Run in the subinterpreter: every public API, with results checked there. Each line it prints
 # is a JSON record read by the test. `MAIN_ERROR` is the id of the main interpreter's
 # MsgpackDecodeError, given by the child before it starts the subinterpreter.
@@ -220,3 +222,55 @@ def test_interpreters_made_and_destroyed_leave_nothing() -> None:
     control = control_rounds(rounds, inside[-1]["modules"])
     ours, theirs = rss_growth(after), rss_growth(control)
     assert ours - theirs < 8 * 1024, (ours, theirs)
+
+
+# Run in a child process: tries to import fastmsgpack in an interpreter with its own GIL
+# (`concurrent.interpreters` on 3.14, `_interpreters` on 3.13), then in the main
+# interpreter, and prints what happened as one JSON record.
+ISOLATED = """
+import json, sys
+try:
+    from concurrent import interpreters
+    interp = interpreters.create()
+    def run(code):
+        interp.exec(code)
+    close = interp.close
+except ImportError:
+    import _interpreters
+    interp = _interpreters.create()  # isolated: its own GIL and allocator
+    def run(code):
+        failed = _interpreters.exec(interp, code)
+        if failed is not None:
+            raise RuntimeError(failed.type.__name__ + ": " + failed.msg)
+    def close():
+        _interpreters.destroy(interp)
+code = "import sys; sys.path[:] = " + repr(sys.path) + "; import fastmsgpack"
+try:
+    run(code)
+    outcome = "loaded"
+except Exception as err:
+    outcome = str(err)
+close()
+import fastmsgpack
+assert fastmsgpack.unpackb(fastmsgpack.packb({"a": [1]})) == {"a": [1]}
+print(json.dumps({"outcome": outcome}))
+"""
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 13), reason="no isolated interpreters' module before 3.13"
+)
+def test_an_interpreter_with_its_own_gil_is_refused_cleanly() -> None:
+    """The module declares (Py_mod_multiple_interpreters) that it loads only in interpreters
+    that share the main GIL, as long as some of its classes are process-wide: an interpreter
+    with its own GIL gets an ImportError from CPython, and the process goes on."""
+    done = subprocess.run(
+        [sys.executable, "-c", ISOLATED],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.splitlines()[-1])["outcome"]
+    assert "does not support loading in subinterpreters" in outcome, outcome

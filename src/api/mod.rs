@@ -23,16 +23,26 @@ use pyo3::prelude::*;
 use crate::exc::{MsgpackDecodeError, MsgpackEncodeError};
 use crate::{de, error, exc, ext, ffi, fragment, opt, registry};
 
-// Safe without the GIL: on free-threaded builds the walks own what they read from containers
-// other threads can change (src/ffi/sync.rs), and shared caches are locked or per thread
-// (doc/threads.md). A free-threaded interpreter keeps the GIL off when it imports this module.
-#[pymodule(gil_used = false)]
-fn _fastmsgpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// The module's slots: [`exec`] on each new module object, the interpreters it may load in and
+/// whether it needs the GIL (src/ffi/module.rs says what they are set to, and why).
+static SLOTS: ffi::ModuleSlots = ffi::ModuleSlots::new(crate::module_exec!(exec));
+static MODULE: ffi::ModuleDef = ffi::ModuleDef::new(c"_fastmsgpack", &SLOTS);
+
+/// The module's entry point: CPython calls it on import, then makes the module object from the
+/// definition it returns (multi-phase initialisation) and runs [`exec`] on it.
+#[no_mangle]
+pub extern "C" fn PyInit__fastmsgpack() -> *mut pyo3::ffi::PyObject {
+    MODULE.init()
+}
+
+/// Fills a new module object (once per module object: each interpreter that imports the
+/// module makes its own).
+fn exec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     // First, before anything is kept for this interpreter: made here, it tells `ffi::PerInterp`
     // that the interpreter exists; freed with this module object, the last one of an
     // interpreter frees what the extension kept for it (src/ffi/interp.rs).
-    let token = ffi::ModuleToken::new(py);
+    let token = ffi::module_token(py)?;
     ffi::verify_text_layout(py)?;
     ffi::verify_dict_table(py)?;
     ffi::verify_refcount(py);

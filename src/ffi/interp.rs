@@ -16,6 +16,7 @@
 //! interpreter, and every call that reads them runs code of that module (whose functions and
 //! classes keep it alive) in that same interpreter.
 
+use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock};
 
@@ -280,23 +281,59 @@ impl PerInterp<Py<pyo3::types::PyType>> {
     }
 }
 
-/// Held by each `_fastmsgpack` module object (as `_interpreter`): freed with the module, in its
-/// interpreter, it tells [`module_freed`] so that the last one of an interpreter frees what that
-/// interpreter kept.
-#[pyclass(frozen, module = "fastmsgpack._fastmsgpack", name = "_Interpreter")]
-pub struct ModuleToken(());
+/// The capsule's name (`PyCapsule_New` wants one that lives as long as the capsule).
+const TOKEN_NAME: &std::ffi::CStr = c"fastmsgpack._fastmsgpack._interpreter";
 
-impl ModuleToken {
-    pub fn new(py: Python<'_>) -> ModuleToken {
-        module_made(py);
-        ModuleToken(())
+/// What the capsule points at: a capsule's pointer must not be NULL, and the token needs no
+/// data.
+static TOKEN_TARGET: u8 = 0;
+
+/// The object each `_fastmsgpack` module object holds (as `_interpreter`), made first in its
+/// exec slot, before anything is kept for its interpreter: made, it tells [`PerInterp`] that
+/// the interpreter exists; freed with the module, in its interpreter, it tells [`module_freed`]
+/// so that the last one of an interpreter frees what that interpreter kept.
+///
+/// A capsule, whose type is CPython's own (one per process by design, and shared by every
+/// interpreter), so that no class of this extension is involved: a `#[pyclass]` type object is
+/// one process-wide PyO3 static, which an interpreter with its own GIL must not share.
+pub fn module_token(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    // SAFETY: attached; the pointer and the name are statics (valid for as long as the capsule
+    // lives), and the destructor is an `extern "C"` function of the right shape. A new
+    // reference or NULL with an exception set comes back.
+    let token = unsafe {
+        let made = ffi::PyCapsule_New(
+            std::ptr::addr_of!(TOKEN_TARGET) as *mut c_void,
+            TOKEN_NAME.as_ptr(),
+            Some(token_freed),
+        );
+        Bound::from_owned_ptr_or_err(py, made)?
+    };
+    module_made(py);
+    Ok(token)
+}
+
+/// The capsule's destructor: runs when it is freed, in the module's interpreter and attached
+/// (CPython frees an object only there).
+unsafe extern "C" fn token_freed(capsule: *mut ffi::PyObject) {
+    // PyO3's trampoline, as its own `tp_dealloc` uses: it counts the thread's attachment
+    // (`Python::attach` here hung a legacy subinterpreter's end on 3.11), so that the `Py`
+    // values `module_freed` drops are released at once, in this interpreter (uncounted, PyO3
+    // queues them for its next attachment, which may be in another interpreter: they leaked,
+    // about 4,000 blocks per legacy subinterpreter); and it turns a panic into an exception
+    // instead of unwinding out of `extern "C"`.
+    let release = pyo3::impl_::trampoline::get_trampoline_function!(inquiry, token_release);
+    // SAFETY: CPython calls a capsule's destructor attached, with the capsule.
+    if unsafe { release(capsule) } < 0 {
+        // SAFETY: attached (see above); the trampoline left an exception set.
+        unsafe { ffi::PyErr_WriteUnraisable(capsule) };
     }
 }
 
-impl Drop for ModuleToken {
-    fn drop(&mut self) {
-        // Dropped by the object's deallocation, which runs attached to the module's
-        // interpreter: `attach` only takes the token.
-        Python::attach(module_freed);
-    }
+/// The body of [`token_freed`].
+///
+/// # Safety
+/// Called through PyO3's `inquiry` trampoline only.
+unsafe fn token_release(py: Python<'_>, _capsule: *mut ffi::PyObject) -> PyResult<c_int> {
+    module_freed(py);
+    Ok(0)
 }
