@@ -1,9 +1,7 @@
 //! `Ext`: a MessagePack extension value, an application-defined type tag and its payload.
 
-use pyo3::basic::CompareOp;
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyTuple};
+use pyo3::types::PyBytes;
 
 /// Ext(tag, data): a MessagePack extension value: `tag`, an int from -128 to 127, and
 /// `data`, its payload (bytes; a bytearray or memoryview is copied). Packed with the
@@ -14,8 +12,8 @@ use pyo3::types::{PyByteArray, PyBytes, PyInt, PyMemoryView, PyTuple};
 ///     b'\xd6\x05\x01\x02\x03\x04'
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Ext {
-    tag: i8,
-    data: Py<PyBytes>,
+    pub(crate) tag: i8,
+    pub(crate) data: Py<PyBytes>,
 }
 
 impl Ext {
@@ -36,97 +34,5 @@ impl Ext {
                 data: PyBytes::new(py, data).unbind(),
             },
         )
-    }
-}
-
-#[pymethods]
-impl Ext {
-    #[new]
-    fn py_new(tag: &Bound<'_, PyAny>, data: &Bound<'_, PyAny>) -> PyResult<Ext> {
-        if !tag.is_instance_of::<PyInt>() {
-            let ty = tag.get_type().name()?;
-            return Err(PyTypeError::new_err(format!(
-                "Ext tag must be an int, not {ty}"
-            )));
-        }
-        let tag = tag
-            .extract::<i64>()
-            .ok()
-            .and_then(|t| i8::try_from(t).ok())
-            .ok_or_else(|| {
-                PyValueError::new_err(format!("Ext tag must be in -128..127, not {tag}"))
-            })?;
-        let py = data.py();
-        let data = if let Ok(b) = data.cast::<PyBytes>() {
-            b.clone().unbind()
-        } else if data.is_instance_of::<PyByteArray>() || data.is_instance_of::<PyMemoryView>() {
-            let bytes = py.import("builtins")?.getattr("bytes")?.call1((data,))?;
-            bytes.cast_into::<PyBytes>()?.unbind()
-        } else {
-            let ty = data.get_type().name()?;
-            return Err(PyTypeError::new_err(format!(
-                "Ext data must be bytes, bytearray or memoryview, not {ty}"
-            )));
-        };
-        Ok(Ext { tag, data })
-    }
-
-    #[getter]
-    fn tag(&self) -> i8 {
-        self.tag
-    }
-
-    #[getter]
-    fn data(&self, py: Python<'_>) -> Py<PyBytes> {
-        self.data.clone_ref(py)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let data = self.data.bind(py).repr()?;
-        Ok(format!("Ext(tag={}, data={})", self.tag, data))
-    }
-
-    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Py<PyAny> {
-        let py = other.py();
-        let Ok(other) = other.cast::<Ext>() else {
-            return py.NotImplemented();
-        };
-        let other = other.get();
-        let same = self.tag == other.tag && self.payload(py) == other.payload(py);
-        match op {
-            CompareOp::Eq => same
-                .into_pyobject(py)
-                .map(|b| b.to_owned().into_any().unbind()),
-            CompareOp::Ne => (!same)
-                .into_pyobject(py)
-                .map(|b| b.to_owned().into_any().unbind()),
-            _ => return py.NotImplemented(),
-        }
-        .unwrap_or_else(|never| match never {})
-    }
-
-    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        PyTuple::new(
-            py,
-            [
-                self.tag.into_pyobject(py)?.into_any(),
-                self.data.bind(py).clone().into_any(),
-            ],
-        )?
-        .hash()
-    }
-
-    /// Pickles as `Ext(tag, data)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let this = slf.get();
-        let args = PyTuple::new(
-            py,
-            [
-                this.tag.into_pyobject(py)?.into_any(),
-                this.data.bind(py).clone().into_any(),
-            ],
-        )?;
-        PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
 }

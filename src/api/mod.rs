@@ -5,6 +5,7 @@
 //! This file is the module definition (`_fastmsgpack` below): every function, class and
 //! constant Python sees is added there, and nowhere else (`snapshot.rs` adds the snapshot's).
 
+mod classes;
 pub mod compat;
 mod decoder;
 mod frames;

@@ -12,7 +12,7 @@
 
 pub mod decode;
 mod legacy;
-mod options;
+pub(crate) mod options;
 pub mod pack;
 pub mod scan;
 

@@ -7,7 +7,6 @@ use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use pyo3::{PyTraverseError, PyVisit};
 
 use fastmsgpack_core::snapshot::index::Index;
 
@@ -18,7 +17,7 @@ use crate::ffi::{InputBuffer, KeptBuffer};
 use crate::opt::Opt;
 
 /// Where the bytes come from.
-enum Source {
+pub(crate) enum Source {
     /// A `bytes` object (or an instance of a subclass), read in place (its storage never
     /// changes).
     Bytes(Py<PyBytes>),
@@ -45,10 +44,10 @@ impl Source {
 /// what it holds (the hooks and the type's plan) once, however many views refer to it.
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct Doc {
-    source: Source,
+    pub(crate) source: Source,
     /// Whether `source` has an owner the collector must see (see [`Source::owner`]).
-    owned: bool,
-    data: *const u8,
+    pub(crate) owned: bool,
+    pub(crate) data: *const u8,
     len: usize,
     /// Holds `ext_hook` too (the one reference to it the document has).
     pub setup: Setup,
@@ -72,20 +71,6 @@ pub struct Doc {
 unsafe impl Send for Doc {}
 // SAFETY: as above; nothing is written through `data`.
 unsafe impl Sync for Doc {}
-
-#[pymethods]
-impl Doc {
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        match &self.source {
-            Source::Bytes(b) if self.owned => visit.call(b)?,
-            Source::Buffer(b) => visit.call(b.exporter())?,
-            Source::Bytes(_) => {}
-        }
-        visit.call(self.setup.ext_hook())?;
-        visit.call(&self.dec_hook)?;
-        visit.call(&self.plan)
-    }
-}
 
 /// A read-only memoryview's bytes exported from the object it views (a `bytes` subclass, a
 /// read-only `mmap`), with where they lie in that object's memory: the document then holds

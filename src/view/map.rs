@@ -1,12 +1,10 @@
 //! `MapView`: a MessagePack map seen as a read-only mapping.
 
-use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
-use pyo3::{PyTraverseError, PyVisit};
 
 use super::scan::{At, Entry, MapTable};
-use super::{child, child_in, export, ArrayView, Kids, Place};
+use super::{child, child_in, ArrayView, Kids, Place};
 use crate::de::{self, token, DeError, Reading};
 use crate::{ffi, opt};
 
@@ -19,10 +17,10 @@ use crate::{ffi, opt};
 ///     'a'
 #[pyclass(module = "fastmsgpack", frozen)]
 pub struct MapView {
-    place: Place,
-    table: MapTable,
+    pub(crate) place: Place,
+    pub(crate) table: MapTable,
     /// The views handed out for the map's nested containers, by entry index.
-    kids: Kids,
+    pub(crate) kids: Kids,
 }
 
 impl MapView {
@@ -37,7 +35,7 @@ impl MapView {
 
     /// Every entry.
     #[inline]
-    fn all(&self) -> PyResult<&[Entry]> {
+    pub(crate) fn all(&self) -> PyResult<&[Entry]> {
         let (header, doc) = (&self.place.header, self.place.doc());
         self.table
             .all(doc.input(), header, doc.opts())
@@ -45,7 +43,7 @@ impl MapView {
     }
 
     /// The first entry whose key equals `key`, reading no further into the map than needed.
-    fn lookup(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<Entry>> {
+    pub(crate) fn lookup(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<Entry>> {
         let (header, opts) = (self.place.header, self.place.doc().opts());
         if let Ok(text) = key.cast::<PyString>() {
             // A str with lone surrogates has no UTF-8 form: no key of the input can equal it.
@@ -83,7 +81,7 @@ impl MapView {
         de::decode_key_at(py, doc.data(), &doc.setup, entry.key, depth).map_err(DeError::into_pyerr)
     }
 
-    fn value<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn value<'py>(&self, py: Python<'py>, entry: &Entry) -> PyResult<Bound<'py, PyAny>> {
         let doc = self.place.doc();
         let text = entry.text.and_then(|(s, t)| doc.data().get(s..t));
         let node = match self.place.node {
@@ -133,7 +131,7 @@ impl MapView {
         )
     }
 
-    fn value_as<'py>(
+    pub(crate) fn value_as<'py>(
         &self,
         py: Python<'py>,
         entry: &Entry,
@@ -153,7 +151,7 @@ impl MapView {
     /// untyped, is read in one pass over its bytes, each key and value read once where it lies
     /// (a walk reads most maps once, whole): the table is not made. Otherwise the table gives
     /// where each entry lies.
-    fn every<'py>(&self, py: Python<'py>, part: Part) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn every<'py>(&self, py: Python<'py>, part: Part) -> PyResult<Bound<'py, PyList>> {
         if self.place.node.is_none() && self.table.done().is_none() {
             return self.pass(py, part);
         }
@@ -255,105 +253,9 @@ impl MapView {
     }
 }
 
-#[pymethods]
-impl MapView {
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        self.place.traverse(&visit, &self.kids)
-    }
-
-    fn __len__(&self) -> usize {
-        self.place.header.len
-    }
-
-    fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        match self.lookup(key)? {
-            Some(entry) => self.value(key.py(), &entry),
-            None => Err(PyKeyError::new_err(key.clone().unbind())),
-        }
-    }
-
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.lookup(key)?.is_some())
-    }
-
-    /// The value of `key` (decoded into `type` when given), or `default`.
-    #[pyo3(signature = (key, default=None, *, r#type=None))]
-    fn get<'py>(
-        &self,
-        key: &Bound<'py, PyAny>,
-        default: Option<Bound<'py, PyAny>>,
-        r#type: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = key.py();
-        match self.lookup(key)? {
-            Some(entry) => self.value_as(py, &entry, r#type),
-            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
-        }
-    }
-
-    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.every(py, Part::Keys)
-    }
-
-    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.every(py, Part::Values)
-    }
-
-    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.every(py, Part::Items)
-    }
-
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.keys(py)?.try_iter().map(Bound::into_any)
-    }
-
-    /// The whole map, decoded as `unpackb` decodes it (into `type` when given).
-    #[pyo3(signature = (*, r#type=None))]
-    fn to_python<'py>(
-        &self,
-        py: Python<'py>,
-        r#type: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        self.decode_whole(py, r#type)
-    }
-
-    fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<bool> {
-        let other = plain(py, other)?;
-        self.decode_whole(py, None)?.eq(other)
-    }
-
-    fn __repr__(&self) -> String {
-        let h = &self.place.header;
-        format!("<MapView of {} entries at byte {}>", h.len, h.start)
-    }
-
-    /// The map's MessagePack bytes, read-only: `bytes(view)`, `unpackb(view)`.
-    unsafe fn __getbuffer__(
-        slf: Bound<'_, Self>,
-        view: *mut pyo3::ffi::Py_buffer,
-        flags: std::os::raw::c_int,
-    ) -> PyResult<()> {
-        let this = slf.get();
-        let (header, opts) = (this.place.header, this.place.doc().opts());
-        let input = this.place.doc().input();
-        let end = this
-            .table
-            .end(input, &header, opts)
-            .map_err(DeError::into_pyerr)?;
-        let bytes = this
-            .place
-            .doc()
-            .data()
-            .get(header.start..end)
-            .unwrap_or_default();
-        // SAFETY: the view holds the document, which holds the bytes unchanged.
-        unsafe { export(slf.as_any(), view, bytes, flags) }
-    }
-}
-
 /// What a pass over a map's entries reads of each.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Part {
+pub(crate) enum Part {
     Keys,
     Values,
     Items,

@@ -7,10 +7,10 @@
 //! offsets are kept in the view's table; a view hands out the same view again for the same
 //! nested container read with `[]` or `get` ([`kids::Kids`]), tables filled.
 
-mod array;
-mod doc;
+pub(crate) mod array;
+pub(crate) mod doc;
 mod kids;
-mod map;
+pub(crate) mod map;
 mod scan;
 mod typed;
 
@@ -32,22 +32,22 @@ use crate::opt;
 /// Where a view is: its document, its container's header, and the node of the type it is read
 /// as (`View(data, type=T)`), if any.
 pub struct Place {
-    doc: Py<Doc>,
-    header: Header,
+    pub(crate) doc: Py<Doc>,
+    pub(crate) header: Header,
     node: Option<usize>,
 }
 
 impl Place {
     /// The document the view reads.
     #[inline(always)]
-    fn doc(&self) -> &Doc {
+    pub(crate) fn doc(&self) -> &Doc {
         self.doc.get()
     }
 
     /// Tells the garbage collector of the document, which holds the hooks and the type (a hook
     /// or an object of the type that refers back to a view makes a cycle it must see), and of
     /// the views of the container's items that it keeps.
-    fn traverse(&self, visit: &PyVisit<'_>, kids: &Kids) -> Result<(), PyTraverseError> {
+    pub(crate) fn traverse(&self, visit: &PyVisit<'_>, kids: &Kids) -> Result<(), PyTraverseError> {
         visit.call(&self.doc)?;
         kids.traverse(visit)
     }
@@ -223,7 +223,7 @@ pub fn open<'py>(
 /// # Safety
 /// `view` is the request CPython passed to `owner`'s `bf_getbuffer`, the GIL is held, and `bytes`
 /// lie in the document `owner` holds.
-unsafe fn export(
+pub(crate) unsafe fn export(
     owner: &Bound<'_, PyAny>,
     view: *mut pyo3::ffi::Py_buffer,
     bytes: &[u8],

@@ -1,10 +1,8 @@
 //! A decoding plan: the nodes worked out for a type (see `compile`), in an arena where nodes
 //! refer to each other by index (so a recursive class refers back to itself).
 
-use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use pyo3::PyTraverseError;
 
 /// What a field does when its key is missing from the map.
 pub enum Missing {
@@ -173,39 +171,4 @@ pub struct TypePlan {
     pub has_custom: bool,
     /// Some node is a numpy array.
     pub has_numpy: bool,
-}
-
-#[pymethods]
-impl TypePlan {
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.tp)?;
-        for named in &self.nodes {
-            match &named.node {
-                Node::Literal(table) => visit.call(table)?,
-                Node::Enum { cls, members, .. } => {
-                    visit.call(cls)?;
-                    visit.call(members)?;
-                }
-                Node::Dataclass(c) | Node::TypedDict(c) | Node::NamedTuple(c) => {
-                    visit.call(&c.cls)?;
-                    for f in &c.fields {
-                        match &f.missing {
-                            Missing::Value(v) | Missing::Factory(v) => visit.call(v)?,
-                            Missing::Required | Missing::Omit => {}
-                        }
-                    }
-                }
-                Node::Model(cls) | Node::Custom(cls) | Node::Numpy(cls) => visit.call(cls)?,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<fastmsgpack decoding plan for {}>",
-            self.nodes[self.root].name
-        )
-    }
 }
