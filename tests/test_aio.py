@@ -438,3 +438,26 @@ def test_a_cancelled_wait_for_more_bytes_loses_nothing() -> None:
         return got
 
     assert run(client()) == messages
+
+
+@pytest.mark.parametrize("bad_at", [0, 1, 31, 32, 33, 70])
+def test_a_bad_message_inside_a_run_comes_in_its_turn_and_the_stream_goes_on(bad_at: int) -> None:
+    """Small messages are decoded in runs ahead of the caller: a message that cannot be decoded,
+    anywhere in a run or at its edges, is raised after every message before it, at its own
+    offset, and the messages after it are read next."""
+    good = [fastmsgpack.packb({"id": i, "name": f"n{i}", "p": [i / 3, -i / 7]}) for i in range(100)]
+    bad = b"\x81\xa1k\xa2\xff\xfe"  # {"k": <a str that is not UTF-8>}
+    data = b"".join(good[:bad_at]) + bad + b"".join(good[bad_at:])
+    str_at = sum(map(len, good[:bad_at])) + 3
+
+    async def client() -> tuple[list[Any], list[Any]]:
+        unpacker = aio.AsyncUnpacker(PieceReader([data]))
+        before: list[Any] = []
+        with pytest.raises(fastmsgpack.MsgpackDecodeError, match=f"UTF-8 at byte offset {str_at}$"):
+            async for obj in unpacker:
+                before.append(obj)
+        return before, [obj async for obj in unpacker]
+
+    before, after = run(client())
+    assert before == [fastmsgpack.unpackb(m) for m in good[:bad_at]]
+    assert after == [fastmsgpack.unpackb(m) for m in good[bad_at:]]

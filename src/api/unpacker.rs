@@ -199,10 +199,22 @@ impl Unpacker {
     }
 
     /// The next object, decoded; `None` when there is no complete one.
+    ///
+    /// Inlined into each caller: in a stream of small objects most come from the queue of
+    /// objects decoded ahead, and taking one is a few instructions, less than the call to the
+    /// rest (whose frame holds a decoder's set-up).
+    #[inline(always)]
     fn next_object<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         if let Some((obj, _)) = self.next_ahead(py) {
             return Ok(Some(obj));
         }
+        self.next_decoded(py)
+    }
+
+    /// [`Unpacker::next_object`] when no object decoded ahead is queued: decodes the next one
+    /// (and a run ahead of it, when the options allow).
+    #[inline(never)]
+    fn next_decoded<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         if let Some(o) = self.compat.as_ref().map(|o| o.clone_ref(py)) {
             return self.next_compat(py, o.get());
         }

@@ -377,18 +377,11 @@ pub fn decode_run<'py>(
 ) {
     let mut session = Session::begin_run(py);
     let mut decoder = setup.decoder::<false>(py, input, session.keys());
-    let mut at = 0;
-    while at < input.len() {
-        let Ok((value, end)) = decoder.decode_at(at) else {
-            return;
-        };
+    decoder.decode_run(|value, end| {
         // SAFETY: the decoder hands over a strong reference.
         let value = unsafe { Bound::from_owned_ptr(py, value.into_raw()) };
-        if !take(value, end) {
-            return;
-        }
-        at = end;
-    }
+        take(value, end)
+    });
 }
 
 /// The object that starts at `offset` of `input`, nested `depth` containers deep, decoded as

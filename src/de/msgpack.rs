@@ -79,6 +79,25 @@ impl<'a, const VIEWS: bool> Decoder<'a, VIEWS> {
         self.decode_nested(offset, 0)
     }
 
+    /// Decodes the objects that follow one another from the start of the input (an
+    /// `Unpacker`'s run of messages), handing each to `take` with where it ends, until `take`
+    /// says stop, the input ends, or an object is not whole or cannot be decoded (it is left
+    /// for the caller to decode again, for its error). One loop around the walk of a value, as
+    /// an array's items are read: a call of [`Decoder::decode_at`] per object cost 56
+    /// instructions an object of a stream of three-field maps (callgrind, CPython 3.11).
+    #[inline(always)]
+    pub fn decode_run(&mut self, mut take: impl FnMut(Owned, usize) -> bool) {
+        self.r.pos = 0;
+        while self.r.pos < self.r.data.len() {
+            let Ok(value) = self.value(0) else {
+                return;
+            };
+            if !take(value, self.r.pos) {
+                return;
+            }
+        }
+    }
+
     /// [`Decoder::decode_at`] for an object nested `depth` containers deep (a typed decode's
     /// `Any` field), so that the nesting limit counts the containers around it.
     pub fn decode_nested(&mut self, offset: usize, depth: u32) -> DeResult<(Owned, usize)> {

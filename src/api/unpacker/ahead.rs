@@ -72,7 +72,7 @@ impl Unpacker {
     }
 
     /// The next object decoded ahead, consumed; `None` when there is none.
-    #[inline]
+    #[inline(always)]
     pub(super) fn next_ahead<'py>(
         &mut self,
         py: Python<'py>,
