@@ -223,6 +223,55 @@ def test_dict_leaves_replaced_while_packed(nested: bool) -> None:
         check_one_state([generation_of(i, got[f"key{i}"], nested) for i in range(slots)], slots)
 
 
+def check_inner(inner_list: Any, inner_dict: Any) -> None:
+    """An inner list or dict that is emptied and refilled in place is one of its two states."""
+    assert inner_list == [] or (len(inner_list) == 1 and type(inner_list[0]) is int), inner_list
+    assert inner_dict == {} or list(inner_dict) == ["m"], inner_dict
+
+
+@pytest.mark.parametrize("outer", ["dict", "list"])
+def test_empty_containers_filled_and_emptied_while_packed(outer: str) -> None:
+    # A free-threaded walk writes an empty list or dict under the outer container's lock and
+    # holds nothing for what follows it; one that is filled meanwhile is written from a reference
+    # instead. Either way the outer container is one state, the inner ones each one of theirs.
+    slots = 16
+    inner_list: list[int] = []
+    inner_dict: dict[str, int] = {}
+    values: list[Any] = [leaf_for(i, -1, False) for i in range(slots)]
+    values[8:8] = [inner_list, inner_dict, [], {}]
+    shared_dict = {f"key{i}": v for i, v in enumerate(values)}
+    shared_list = list(values)
+
+    def mutate(step: int) -> None:
+        g = step - 1
+        at = g % slots
+        at += 4 if at >= 8 else 0
+        if outer == "dict":
+            shared_dict[f"key{at}"] = leaf_for(g % slots, g, False)
+            shared_dict["key10"] = [] if step % 2 else {}
+        else:
+            shared_list[at] = leaf_for(g % slots, g, False)
+            shared_list[10] = [] if step % 2 else {}
+        if step % 2:
+            inner_list.append(step)
+            inner_dict["m"] = step
+        else:
+            inner_list.clear()
+            inner_dict.clear()
+
+    def pack() -> bytes:
+        return fastmsgpack.packb(shared_dict if outer == "dict" else shared_list)
+
+    for data in race(pack, mutate):
+        got = decode(data)
+        items = list(got.values()) if outer == "dict" else got
+        assert len(items) == slots + 4
+        check_inner(items[8], items[9])
+        assert items[10] in ([], {}) and items[11] == {}
+        leaves = items[:8] + items[12:]
+        check_one_state([generation_of(i, v, False) for i, v in enumerate(leaves)], slots)
+
+
 def test_bytearray_resized_while_packed() -> None:
     # Each state is one byte value repeated: a packing that read storage being moved or freed,
     # or a length from one state and bytes from another, gives bytes of no state.
