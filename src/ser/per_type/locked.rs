@@ -12,7 +12,8 @@
 //!
 //! 1. Under the lock, from the container itself: the header (its count) and the leading run of
 //!    items that are leaves ([`leaf`]: None, bools, exact floats, ints that fit 64 bits, strs
-//!    whose UTF-8 is at hand), each read and written with no call that could suspend the lock.
+//!    whose UTF-8 is at hand, empty exact lists and dicts), each read and written with no call
+//!    that could suspend the lock.
 //! 2. At the first item that is not a leaf (a nested container, a str still to encode, anything
 //!    that may run Python code or take a lock), still under the lock, strong references are
 //!    taken to it and every item after it; the lock is released, and those items are written by
