@@ -378,7 +378,11 @@ def main() -> None:
         with pool_executor(max_workers=2) as pool:
             for _ in range(2):  # the second time in the interpreters the first time made
                 queues = (interpreters.create_queue(), interpreters.create_queue())
-                tasks = [pool.submit(pool_task, queues, k, directory) for k in (0, 1)]
+                # By the module's name, not this script's __main__: an interpreter given a
+                # function of __main__ runs this file again as its own __main__, where the
+                # dataclasses' annotations would not resolve.
+                task = importlib.import_module("_in_interpreters").pool_task
+                tasks = [pool.submit(task, queues, k, directory) for k in (0, 1)]
                 for task in tasks:
                     report(task=task.result(timeout=120))
     elif mode == "cycles":
