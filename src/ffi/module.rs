@@ -119,3 +119,32 @@ macro_rules! module_exec {
         exec_slot
     }};
 }
+
+/// Sets `module.name = value` and lists `name` in the module's `__all__` (made on first use),
+/// through the C API: PyO3's `PyModule::add` looks `__all__` up with a name it interns once per
+/// process, which an interpreter with its own GIL must not share.
+pub fn module_add(
+    module: &Bound<'_, PyModule>,
+    name: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    use pyo3::types::{PyList, PyListMethods, PyString};
+    let py = module.py();
+    let key = PyString::new(py, name);
+    // SAFETY: attached; the module, the name and the value are live objects; the call takes
+    // its own reference to the value and returns -1 with an exception set on failure.
+    let done = unsafe { ffi::PyObject_SetAttr(module.as_ptr(), key.as_ptr(), value.as_ptr()) };
+    if done < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    let all_name = PyString::new(py, "__all__");
+    let all = match module.getattr(&all_name) {
+        Ok(all) => all.cast_into::<PyList>()?,
+        Err(_) => {
+            let all = PyList::empty(py);
+            module.setattr(&all_name, &all)?;
+            all
+        }
+    };
+    all.append(key)
+}
