@@ -8,10 +8,11 @@
 //! if a module object is made anew there). The exec body is a plain Rust function over a
 //! `Bound<PyModule>`.
 //!
-//! What the interpreters slot says: every interpreter that shares the main interpreter's GIL
-//! (legacy subinterpreters, as before), but not one with its own GIL, until every class the
-//! module adds is a heap type made per module (PyO3's `#[pyclass]` type objects are one
-//! process-wide static each, which an interpreter with its own GIL must not share).
+//! What the interpreters slot says: every interpreter, those with a GIL of their own included
+//! (`concurrent.interpreters`): no Python object the extension keeps is shared between
+//! interpreters. Its classes are made per interpreter (src/ffi/heap_class.rs), and so are its
+//! exception classes, interned names and caches (src/ffi/interp.rs); names are added to the
+//! module through the C API ([`module_add`]).
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void, CStr};
@@ -49,10 +50,10 @@ impl ModuleSlots {
         };
         #[cfg(Py_3_12)]
         {
-            // Interpreters that share the main GIL only, as PyO3 allowed before: see the module.
+            // Every interpreter, with its own GIL or not: see the module.
             slots[1] = ffi::PyModuleDef_Slot {
                 slot: ffi::Py_mod_multiple_interpreters,
-                value: ffi::Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED,
+                value: ffi::Py_MOD_PER_INTERPRETER_GIL_SUPPORTED,
             };
         }
         #[cfg(Py_3_13)]
