@@ -233,7 +233,7 @@ def test_interpreters_made_and_destroyed_leave_nothing() -> None:
 # `InterpreterPoolExecutor`), or 3.13's `_interpreters`, whose interpreters are isolated unless
 # told otherwise. tests/_in_interpreters.py, run as a child process, makes them and runs its
 # checks in them; fastmsgpack refusing to load in one fails these tests, with its ImportError.
-HELPER = Path(__file__).with_name("_in_interpreters.py")
+IN_INTERPRETERS = Path(__file__).with_name("_in_interpreters.py")
 HAS_ISOLATED = importlib.util.find_spec("concurrent.interpreters") is not None or (
     sys.version_info >= (3, 13) and importlib.util.find_spec("_interpreters") is not None
 )
@@ -243,10 +243,10 @@ isolated = pytest.mark.skipif(
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
-def run_helper(tmp_path: Path, *args: str, timeout: int = 120) -> list[dict[str, Any]]:
+def run_in_interpreters(tmp_path: Path, *args: str, timeout: int = 120) -> list[dict[str, Any]]:
     """The records the child printed, one a line; its last one says it finished."""
     done = subprocess.run(
-        [sys.executable, str(HELPER), *args, str(tmp_path)],
+        [sys.executable, str(IN_INTERPRETERS), *args, str(tmp_path)],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -273,7 +273,7 @@ def test_every_api_works_in_an_interpreter_with_its_own_gil(tmp_path: Path) -> N
     `every_api`: packb and unpackb with options, typed decoding of a dataclass, Packer,
     Unpacker, Registry, Ext, Fragment, View, json, packb_frames, a snapshot file, compat,
     AsyncUnpacker under asyncio, and each exception class), with classes of its own."""
-    records = run_helper(tmp_path, "isolated")
+    records = run_in_interpreters(tmp_path, "isolated")
     main, inside = records[0]["main"], records[1]["inside"]
     own_classes(inside["classes"], main)
     assert len(bytes.fromhex(inside["packed"])) > 0
@@ -287,7 +287,7 @@ def test_two_interpreters_at_once_from_a_pool(tmp_path: Path) -> None:
     """InterpreterPoolExecutor with 2 workers: two tasks that can only finish while both run
     (each waits for the other's message on a queue) pack and unpack a route snapshot and use
     every API, in two interpreters on two threads, twice."""
-    records = run_helper(tmp_path, "pool")
+    records = run_in_interpreters(tmp_path, "pool")
     main, expected = records[0]["main"], records[1]["expected"]
     tasks = [r["task"] for r in records if "task" in r]
     assert len(tasks) == 4
@@ -324,10 +324,10 @@ def test_interpreters_with_their_own_gil_made_and_destroyed_leave_nothing(
         # to 1157 MiB. 3.13.0: 40 that ran only `pass` added 1.7 MB each, and the last 250 of
         # these 500 added 1209 MiB. So fewer there, and no bound on the memory: what this checks
         # there is that none crashes.
-        records = run_helper(tmp_path, "cycles", "100", timeout=300)
+        records = run_in_interpreters(tmp_path, "cycles", "100", timeout=300)
         assert [r["cycles"] for r in records if "cycles" in r] == [50, 100]
         return
-    records = run_helper(tmp_path, "cycles", "500", timeout=300)
+    records = run_in_interpreters(tmp_path, "cycles", "500", timeout=300)
     marks = {r["cycles"]: r["rss_kib"] for r in records if "cycles" in r}
     assert sorted(marks) == [250, 500]
     assert marks[500] - marks[250] < 8 * 1024, marks
