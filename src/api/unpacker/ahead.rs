@@ -96,7 +96,7 @@ impl Unpacker {
         let mut count = 0;
         let last_len = &mut self.last_len;
         let objects = &mut self.ahead.objects;
-        let input = &self.buf[self.head..];
+        let input = &super::piece::front(&self.buf, &self.piece)[self.head..];
         de::decode_run(py, input, setup, |obj, end| {
             let len = end - start;
             *last_len = len;
