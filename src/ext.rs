@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 /// Example:
 ///     >>> fastmsgpack.packb(Ext(5, b"\x01\x02\x03\x04"))
 ///     b'\xd6\x05\x01\x02\x03\x04'
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct Ext {
     pub(crate) tag: i8,
     pub(crate) data: Py<PyBytes>,

@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 /// Example:
 ///     >>> fastmsgpack.packb({"cached": Fragment(b'\x92\x01\x02')})
 ///     b'\x81\xa6cached\x92\x01\x02'
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct Fragment {
     pub(crate) contents: Py<PyBytes>,
 }
@@ -28,7 +28,12 @@ impl Fragment {
 /// Example:
 ///     >>> fastmsgpack.json.dumps({"cached": fastmsgpack.json.Fragment('[1,2]')})
 ///     b'{"cached":[1,2]}'
-#[pyclass(module = "fastmsgpack.json", name = "Fragment", frozen)]
+#[pyclass(
+    crate = "crate::ffi::pyo3_per_interp",
+    module = "fastmsgpack.json",
+    name = "Fragment",
+    frozen
+)]
 pub struct JsonFragment {
     pub contents: Py<PyAny>,
 }

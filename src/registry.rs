@@ -81,7 +81,7 @@ impl Table {
 ///     >>> registry = Registry(); registry.register(Money, 1)
 ///     >>> unpackb(packb(Money(250), registry=registry), registry=registry)
 ///     Money(cents=250)
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct Registry {
     pub(crate) table: RwLock<Arc<Table>>,
 }

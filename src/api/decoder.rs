@@ -23,7 +23,11 @@ use crate::opt;
 /// Example:
 ///     >>> Decoder(list[int]).decode(b'\x92\x01\x02')
 ///     [1, 2]
-#[pyclass(module = "fastmsgpack", name = "Decoder")]
+#[pyclass(
+    crate = "crate::ffi::pyo3_per_interp",
+    module = "fastmsgpack",
+    name = "Decoder"
+)]
 pub struct Decoder {
     tp: Option<Py<PyAny>>,
     plan: Option<Py<TypePlan>>,
@@ -99,15 +103,6 @@ impl Decoder {
         Ok(value)
     }
 
-    /// The type the decoder decodes to.
-    #[getter]
-    fn r#type(&self, py: Python<'_>) -> Py<PyAny> {
-        match &self.tp {
-            Some(tp) => tp.clone_ref(py),
-            None => py.None(),
-        }
-    }
-
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let tp = match &self.tp {
             Some(tp) => tp.bind(py).repr()?.to_string(),
@@ -130,3 +125,15 @@ impl Decoder {
         self.ext_hook = None;
     }
 }
+
+/// `Decoder.type`.
+fn decoder_type<'py>(slf: &Bound<'py, Decoder>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let this = slf.try_borrow()?;
+    Ok(match &this.tp {
+        Some(tp) => tp.bind(py).clone(),
+        None => py.None().into_bound(py),
+    })
+}
+
+crate::heap_class!(Decoder, getters: [(c"type", c"The type the decoder decodes to.", decoder_type)]);

@@ -20,6 +20,7 @@ mod unpacker;
 mod view;
 
 use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
 
 use crate::exc::{MsgpackDecodeError, MsgpackEncodeError};
 use crate::{de, error, exc, ext, ffi, fragment, opt, registry};
@@ -47,69 +48,96 @@ fn exec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ffi::verify_text_layout(py)?;
     ffi::verify_dict_table(py)?;
     ffi::verify_refcount(py);
-    m.add("_interpreter", token)?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("packb", pack::PACKB.function(py, &m.name()?)?)?;
-    m.add_function(wrap_pyfunction!(pack::pack, m)?)?;
-    m.add_function(wrap_pyfunction!(frames::packb_frames, m)?)?;
-    m.add("BUFFER_EXT_TYPE", fastmsgpack_core::buffer_ref::TAG)?;
-    m.add(
+    add(m, "_interpreter", token)?;
+    add(m, "__version__", env!("CARGO_PKG_VERSION"))?;
+    add(m, "packb", pack::PACKB.function(py, &m.name()?)?)?;
+    add_function(m, wrap_pyfunction!(pack::pack, m)?)?;
+    add_function(m, wrap_pyfunction!(frames::packb_frames, m)?)?;
+    add(m, "BUFFER_EXT_TYPE", fastmsgpack_core::buffer_ref::TAG)?;
+    add(
+        m,
         "DEFAULT_BUFFER_THRESHOLD",
         fastmsgpack_core::buffer_ref::DEFAULT_THRESHOLD,
     )?;
-    m.add("unpackb", unpack::UNPACKB.function(py, &m.name()?)?)?;
-    m.add_function(wrap_pyfunction!(unpack::unpack, m)?)?;
-    m.add_function(wrap_pyfunction!(json::json_dumps, m)?)?;
-    m.add_function(wrap_pyfunction!(json::json_from_msgpack, m)?)?;
-    m.add_function(wrap_pyfunction!(json::_json_from_msgpack_at, m)?)?;
-    m.add("JSONEncodeError", py.get_type::<exc::JSONEncodeError>())?;
-    m.add_class::<ext::Ext>()?;
-    m.add_class::<fragment::Fragment>()?;
-    m.add_class::<packer::Packer>()?;
-    m.add_class::<registry::Registry>()?;
-    m.add("JsonFragment", py.get_type::<fragment::JsonFragment>())?;
-    m.add("MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
-    m.add("MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
-    m.add("ValidationError", py.get_type::<exc::ValidationError>())?;
+    add(m, "unpackb", unpack::UNPACKB.function(py, &m.name()?)?)?;
+    add_function(m, wrap_pyfunction!(unpack::unpack, m)?)?;
+    add_function(m, wrap_pyfunction!(json::json_dumps, m)?)?;
+    add_function(m, wrap_pyfunction!(json::json_from_msgpack, m)?)?;
+    add_function(m, wrap_pyfunction!(json::_json_from_msgpack_at, m)?)?;
+    add(m, "JSONEncodeError", py.get_type::<exc::JSONEncodeError>())?;
+    ffi::add_class::<ext::Ext>(m)?;
+    ffi::add_class::<fragment::Fragment>(m)?;
+    ffi::add_class::<packer::Packer>(m)?;
+    ffi::add_class::<registry::Registry>(m)?;
+    add(
+        m,
+        "JsonFragment",
+        ffi::class_type::<fragment::JsonFragment>(py)?.bind(py),
+    )?;
+    add(m, "MsgpackEncodeError", py.get_type::<MsgpackEncodeError>())?;
+    add(m, "MsgpackDecodeError", py.get_type::<MsgpackDecodeError>())?;
+    add(m, "ValidationError", py.get_type::<exc::ValidationError>())?;
     exc::add_data_defaults(py)?;
-    m.add_class::<de::typed::plan::TypePlan>()?;
-    m.add_function(wrap_pyfunction!(_plan_cache_size, m)?)?;
-    m.add_function(wrap_pyfunction!(_kept_elsewhere, m)?)?;
-    m.add("_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
-    m.add("OutOfData", py.get_type::<exc::OutOfData>())?;
-    m.add("BufferFull", py.get_type::<exc::BufferFull>())?;
-    m.add_class::<unpacker::Unpacker>()?;
-    m.add_class::<unpacker::AsyncObjects>()?;
-    unpacker::install_aio(py);
-    m.add_class::<decoder::Decoder>()?;
-    m.add_class::<crate::compat::decode::options::CompatOptions>()?;
-    m.add_function(wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
-    m.add_function(wrap_pyfunction!(compat::_packb_compat, m)?)?;
-    m.add_function(wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
-    m.add_class::<crate::view::MapView>()?;
-    m.add_class::<crate::view::ArrayView>()?;
-    m.add_class::<crate::view::SnapshotIndex>()?;
-    m.add_function(wrap_pyfunction!(view::_view, m)?)?;
-    m.add_function(wrap_pyfunction!(view::_view_indexed, m)?)?;
+    ffi::add_class::<de::typed::plan::TypePlan>(m)?;
+    add_function(m, wrap_pyfunction!(_plan_cache_size, m)?)?;
+    add_function(m, wrap_pyfunction!(_kept_elsewhere, m)?)?;
+    add(m, "_PLAN_CACHE_CAPACITY", de::typed::cache::CAPACITY)?;
+    add(m, "OutOfData", py.get_type::<exc::OutOfData>())?;
+    add(m, "BufferFull", py.get_type::<exc::BufferFull>())?;
+    ffi::add_class::<unpacker::Unpacker>(m)?;
+    ffi::add_class::<unpacker::AsyncObjects>(m)?;
+    ffi::add_class::<decoder::Decoder>(m)?;
+    ffi::add_class::<crate::compat::decode::options::CompatOptions>(m)?;
+    add_function(m, wrap_pyfunction!(compat::_unpackb_compat, m)?)?;
+    add_function(m, wrap_pyfunction!(compat::_packb_compat, m)?)?;
+    add_function(m, wrap_pyfunction!(compat::_set_compat_ext_type, m)?)?;
+    ffi::add_class::<crate::view::MapView>(m)?;
+    ffi::add_class::<crate::view::ArrayView>(m)?;
+    ffi::add_class::<crate::view::SnapshotIndex>(m)?;
+    add_function(m, wrap_pyfunction!(view::_view, m)?)?;
+    add_function(m, wrap_pyfunction!(view::_view_indexed, m)?)?;
     snapshot::add(m)?;
-    m.add_function(wrap_pyfunction!(snapshot_save::_snapshot_save_packing, m)?)?;
+    add_function(
+        m,
+        wrap_pyfunction!(snapshot_save::_snapshot_save_packing, m)?,
+    )?;
     #[cfg(feature = "walk-probe")]
-    m.add_function(wrap_pyfunction!(pack::_walk, m)?)?;
+    add_function(m, wrap_pyfunction!(pack::_walk, m)?)?;
     #[cfg(feature = "walk-probe")]
-    m.add_class::<crate::ser::native_probe::NativeRoute>()?;
+    ffi::add_class::<crate::ser::native_probe::NativeRoute>(m)?;
     for (name, bit) in opt::ALL {
-        m.add(*name, *bit)?;
+        add(m, name, *bit)?;
     }
     // The option list for the Python side: `fastmsgpack.__all__`, the stubs and the docs' tables
     // are made from it (scripts/options.py) and tested against it.
-    m.add("_OPTIONS", opt::ALL.to_vec())?;
-    m.add("_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
-    m.add("_LAYOUT_CHECKS", ffi::layout_checks())?;
-    m.add(
+    add(m, "_OPTIONS", opt::ALL.to_vec())?;
+    add(m, "_OPTION_MASKS", opt::ENTRY_POINTS.to_vec())?;
+    add(m, "_LAYOUT_CHECKS", ffi::layout_checks())?;
+    add(
+        m,
         "_ENCODE_KINDS",
         error::KINDS.iter().map(|k| k.name()).collect::<Vec<_>>(),
     )?;
     Ok(())
+}
+
+/// `m.name = value`, listed in `m.__all__` (src/ffi/module.rs says why not `PyModule::add`).
+pub(crate) fn add<'py, V: IntoPyObject<'py>>(
+    m: &Bound<'py, PyModule>,
+    name: &str,
+    value: V,
+) -> PyResult<()> {
+    let value = value.into_bound_py_any(m.py())?;
+    ffi::module_add(m, name, &value)
+}
+
+/// Adds a function under its own `__name__`.
+pub(crate) fn add_function(
+    m: &Bound<'_, PyModule>,
+    f: Bound<'_, pyo3::types::PyCFunction>,
+) -> PyResult<()> {
+    let name: String = f.getattr("__name__")?.extract()?;
+    ffi::module_add(m, &name, f.as_any())
 }
 
 /// How many values the extension keeps for interpreters other than the main one, for tests

@@ -35,7 +35,7 @@ const START: usize = ffi::SCRATCH_LEN;
 /// Example:
 ///     >>> Packer(option=OPT_SORT_KEYS).pack({"b": 1, "a": 2})
 ///     b'\x82\xa1a\x02\xa1b\x01'
-#[pyclass(module = "fastmsgpack")]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack")]
 pub struct Packer {
     default: Option<Py<PyAny>>,
     opts: Opt,
@@ -224,3 +224,5 @@ fn not_a_bytearray(buffer: &Bound<'_, PyAny>) -> PyErr {
         .unwrap_or_else(|_| "?".to_owned());
     PyTypeError::new_err(format!("buffer must be a bytearray, not {ty}"))
 }
+
+crate::heap_class!(Packer);

@@ -13,18 +13,19 @@ use crate::view::SnapshotIndex;
 /// Adds the snapshot functions, `SnapshotError` and the record file's header to the module.
 pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("SnapshotError", py.get_type::<SnapshotError>())?;
+    super::add(m, "SnapshotError", py.get_type::<SnapshotError>())?;
     snapshot::add_defaults(py)?;
-    m.add_function(wrap_pyfunction!(_snapshot_save, m)?)?;
-    m.add_function(wrap_pyfunction!(_snapshot_dumps, m)?)?;
-    m.add_function(wrap_pyfunction!(_snapshot_remove_stale, m)?)?;
-    m.add_function(wrap_pyfunction!(_snapshot_load, m)?)?;
-    m.add_function(wrap_pyfunction!(_snapshot_loads, m)?)?;
-    m.add_function(wrap_pyfunction!(_snapshot_info, m)?)?;
-    m.add_function(wrap_pyfunction!(_snapshot_header, m)?)?;
-    m.add_function(wrap_pyfunction!(_record_frame, m)?)?;
-    m.add_function(wrap_pyfunction!(_record_scan, m)?)?;
-    m.add(
+    super::add_function(m, wrap_pyfunction!(_snapshot_save, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_snapshot_dumps, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_snapshot_remove_stale, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_snapshot_load, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_snapshot_loads, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_snapshot_info, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_snapshot_header, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_record_frame, m)?)?;
+    super::add_function(m, wrap_pyfunction!(_record_scan, m)?)?;
+    super::add(
+        m,
         "_RECORD_FILE_HEADER",
         PyBytes::new(py, fastmsgpack_core::frame::FILE_HEADER),
     )?;

@@ -44,7 +44,7 @@ mod buffer;
 mod piece;
 mod raw;
 
-pub use aio::{install as install_aio, AsyncObjects};
+pub use aio::AsyncObjects;
 
 /// Unpacker(file_like=None, /, *, ext_hook=None, option=None, read_size=65536,
 /// max_buffer_size=104857600, type=None, dec_hook=None, buffers=None, registry=None): takes a
@@ -59,7 +59,7 @@ pub use aio::{install as install_aio, AsyncObjects};
 /// Example:
 ///     >>> unpacker = Unpacker(); unpacker.feed(b'\x01\x02'); list(unpacker)
 ///     [1, 2]
-#[pyclass(module = "fastmsgpack", weakref)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", weakref)]
 pub struct Unpacker {
     /// Bytes fed or read, copied; those before `head` are consumed (with `piece`: see [`piece`]).
     buf: Vec<u8>,
@@ -585,3 +585,5 @@ fn out_of_data() -> PyErr {
     };
     with_data(OutOfData::new_err(REASON), &data)
 }
+
+crate::heap_class!(Unpacker);

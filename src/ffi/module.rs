@@ -8,10 +8,11 @@
 //! if a module object is made anew there). The exec body is a plain Rust function over a
 //! `Bound<PyModule>`.
 //!
-//! What the interpreters slot says: every interpreter that shares the main interpreter's GIL
-//! (legacy subinterpreters, as before), but not one with its own GIL, until every class the
-//! module adds is a heap type made per module (PyO3's `#[pyclass]` type objects are one
-//! process-wide static each, which an interpreter with its own GIL must not share).
+//! What the interpreters slot says: every interpreter, those with a GIL of their own included
+//! (`concurrent.interpreters`): no Python object the extension keeps is shared between
+//! interpreters. Its classes are made per interpreter (src/ffi/heap_class.rs), and so are its
+//! exception classes, interned names and caches (src/ffi/interp.rs); names are added to the
+//! module through the C API ([`module_add`]).
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_int, c_void, CStr};
@@ -49,10 +50,10 @@ impl ModuleSlots {
         };
         #[cfg(Py_3_12)]
         {
-            // Interpreters that share the main GIL only, as PyO3 allowed before: see the module.
+            // Every interpreter, with its own GIL or not: see the module.
             slots[1] = ffi::PyModuleDef_Slot {
                 slot: ffi::Py_mod_multiple_interpreters,
-                value: ffi::Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED,
+                value: ffi::Py_MOD_PER_INTERPRETER_GIL_SUPPORTED,
             };
         }
         #[cfg(Py_3_13)]
@@ -118,4 +119,33 @@ macro_rules! module_exec {
         }
         exec_slot
     }};
+}
+
+/// Sets `module.name = value` and lists `name` in the module's `__all__` (made on first use),
+/// through the C API: PyO3's `PyModule::add` looks `__all__` up with a name it interns once per
+/// process, which an interpreter with its own GIL must not share.
+pub fn module_add(
+    module: &Bound<'_, PyModule>,
+    name: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    use pyo3::types::{PyList, PyListMethods, PyString};
+    let py = module.py();
+    let key = PyString::new(py, name);
+    // SAFETY: attached; the module, the name and the value are live objects; the call takes
+    // its own reference to the value and returns -1 with an exception set on failure.
+    let done = unsafe { ffi::PyObject_SetAttr(module.as_ptr(), key.as_ptr(), value.as_ptr()) };
+    if done < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    let all_name = PyString::new(py, "__all__");
+    let all = match module.getattr(&all_name) {
+        Ok(all) => all.cast_into::<PyList>()?,
+        Err(_) => {
+            let all = PyList::empty(py);
+            module.setattr(&all_name, &all)?;
+            all
+        }
+    };
+    all.append(key)
 }

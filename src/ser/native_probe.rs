@@ -22,7 +22,7 @@ struct Child {
 
 /// A route snapshot: `{"id": int, "name": str, "values": [float], "children": [{"id": int,
 /// "name": str, "point": [float, float]}]}`, its keys in that order.
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct NativeRoute {
     id: i64,
     name: String,
@@ -102,3 +102,5 @@ fn write_child<E: Emitter>(child: &Child, e: &mut E) -> Res {
     e.str(b"point")?;
     e.float_pair(child.point.0, child.point.1)
 }
+
+crate::heap_class!(NativeRoute);

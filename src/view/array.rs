@@ -19,7 +19,12 @@ use crate::ffi;
 /// Example:
 ///     >>> View(fastmsgpack.packb([1, [2, 3]]))[1].to_python()
 ///     [2, 3]
-#[pyclass(module = "fastmsgpack", frozen, sequence)]
+#[pyclass(
+    crate = "crate::ffi::pyo3_per_interp",
+    module = "fastmsgpack",
+    frozen,
+    sequence
+)]
 pub struct ArrayView {
     pub(crate) place: Place,
     pub(crate) table: Mutex<ArrayScan>,

@@ -42,7 +42,7 @@ impl Source {
 
 /// Shared by every view of the document, as a Python object so that the garbage collector sees
 /// what it holds (the hooks and the type's plan) once, however many views refer to it.
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct Doc {
     pub(crate) source: Source,
     /// Whether `source` has an owner the collector must see (see [`Source::owner`]).

@@ -15,7 +15,7 @@ use crate::{ffi, opt};
 /// Example:
 ///     >>> View(fastmsgpack.packb({"id": 7, "tags": ["a"]}))["tags"][0]
 ///     'a'
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct MapView {
     pub(crate) place: Place,
     pub(crate) table: MapTable,

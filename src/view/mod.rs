@@ -176,7 +176,7 @@ fn numpy_layout(data: &[u8], header: &Header) -> bool {
 
 /// A snapshot's offset index, parsed and checked against its payload
 /// (`fastmsgpack_core::snapshot::index`), for `_view_indexed`.
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct SnapshotIndex(pub Index);
 
 /// A view of the one object `data` holds, or that object itself when it is neither a map nor an
@@ -234,3 +234,5 @@ pub(crate) unsafe fn export(
     // long as the export, which holds `owner`, lives.
     unsafe { ffi::fill_readonly(view, owner.as_ptr(), bytes, flags) }
 }
+
+crate::heap_class!(SnapshotIndex);

@@ -121,3 +121,5 @@ impl ArrayView {
         unsafe { export(slf.as_any(), view, bytes, flags) }
     }
 }
+
+crate::heap_class!(ArrayView);

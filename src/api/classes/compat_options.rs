@@ -103,3 +103,5 @@ impl CompatOptions {
         visit.call(&self.timestamp_type)
     }
 }
+
+crate::heap_class!(CompatOptions);

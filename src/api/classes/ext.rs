@@ -38,16 +38,6 @@ impl Ext {
         Ok(Ext { tag, data })
     }
 
-    #[getter]
-    fn tag(&self) -> i8 {
-        self.tag
-    }
-
-    #[getter]
-    fn data(&self, py: Python<'_>) -> Py<PyBytes> {
-        self.data.clone_ref(py)
-    }
-
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let data = self.data.bind(py).repr()?;
         Ok(format!("Ext(tag={}, data={})", self.tag, data))
@@ -97,3 +87,15 @@ impl Ext {
         PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
 }
+
+/// `Ext.tag`.
+fn ext_tag<'py>(slf: &Bound<'py, Ext>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(slf.get().tag.into_pyobject(slf.py())?.into_any())
+}
+
+/// `Ext.data`.
+fn ext_data<'py>(slf: &Bound<'py, Ext>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(slf.get().data.bind(slf.py()).clone().into_any())
+}
+
+crate::heap_class!(Ext, getters: [(c"tag", c"The tag, -128 to 127.", ext_tag), (c"data", c"The payload (bytes).", ext_data)]);

@@ -34,12 +34,6 @@ impl Fragment {
         Ok(Fragment { contents })
     }
 
-    /// The MessagePack bytes.
-    #[getter]
-    fn contents(&self, py: Python<'_>) -> Py<PyBytes> {
-        self.contents.clone_ref(py)
-    }
-
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!("Fragment({})", self.contents.bind(py).repr()?))
     }
@@ -54,12 +48,6 @@ impl JsonFragment {
         }
     }
 
-    /// The JSON text, as given.
-    #[getter]
-    fn contents(&self, py: Python<'_>) -> Py<PyAny> {
-        self.contents.clone_ref(py)
-    }
-
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let contents = self.contents.bind(py);
         if contents.is_instance_of::<PyString>() || contents.is_instance_of::<PyBytes>() {
@@ -68,3 +56,16 @@ impl JsonFragment {
         Ok(format!("Fragment(<{}>)", contents.get_type().name()?))
     }
 }
+
+/// `Fragment.contents`.
+fn fragment_contents<'py>(slf: &Bound<'py, Fragment>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(slf.get().contents.bind(slf.py()).clone().into_any())
+}
+
+/// `fastmsgpack.json.Fragment.contents`.
+fn json_fragment_contents<'py>(slf: &Bound<'py, JsonFragment>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(slf.get().contents.bind(slf.py()).clone())
+}
+
+crate::heap_class!(Fragment, getters: [(c"contents", c"The MessagePack bytes.", fragment_contents)]);
+crate::heap_class!(JsonFragment, getters: [(c"contents", c"The JSON text, as given.", json_fragment_contents)]);

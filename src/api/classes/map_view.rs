@@ -103,3 +103,5 @@ impl MapView {
         unsafe { export(slf.as_any(), view, bytes, flags) }
     }
 }
+
+crate::heap_class!(MapView);

@@ -184,3 +184,5 @@ impl Registry {
         }
     }
 }
+
+crate::heap_class!(Registry);

@@ -39,3 +39,5 @@ impl TypePlan {
         )
     }
 }
+
+crate::heap_class!(TypePlan);

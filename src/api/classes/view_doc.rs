@@ -17,3 +17,5 @@ impl Doc {
         visit.call(&self.plan)
     }
 }
+
+crate::heap_class!(Doc);

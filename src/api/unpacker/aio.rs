@@ -14,12 +14,17 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
 use pyo3::prelude::*;
+use pyo3::types::PyType;
 use pyo3::{PyTraverseError, PyVisit};
 
 use super::{busy_check, Unpacker};
 use crate::ffi::{self, Anext, Ready};
 
-#[pyclass(module = "fastmsgpack", name = "_AsyncObjects")]
+#[pyclass(
+    crate = "crate::ffi::pyo3_per_interp",
+    module = "fastmsgpack",
+    name = "_AsyncObjects"
+)]
 pub struct AsyncObjects {
     unpacker: Option<Py<Unpacker>>,
     /// Makes the coroutine that reads more of the stream and returns the next object.
@@ -138,11 +143,11 @@ impl Ready for AsyncObjects {
     }
 }
 
-/// Gives the class its send slot; called once, when the module is initialised.
-pub fn install(py: Python<'_>) {
-    let ty = py.get_type::<AsyncObjects>();
-    ffi::install_send::<AsyncObjects>(&ty);
-    ffi::install_anext::<AsyncObjects>(&ty);
+/// Gives the class its send and `__anext__` slots, once made for an interpreter.
+fn install(ty: &Bound<'_, PyType>) -> PyResult<()> {
+    ffi::install_send::<AsyncObjects>(ty);
+    ffi::install_anext::<AsyncObjects>(ty);
+    Ok(())
 }
 
 #[cold]
@@ -156,3 +161,5 @@ fn busy() -> PyErr {
 fn awaited_twice() -> PyErr {
     PyRuntimeError::new_err("cannot await an AsyncUnpacker's __anext__() result twice")
 }
+
+crate::heap_class!(AsyncObjects, finish: install);

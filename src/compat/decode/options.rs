@@ -40,7 +40,7 @@ impl Limits {
 }
 
 /// msgpack-python's decoding options, with the classes its results and errors are made of.
-#[pyclass(module = "fastmsgpack", frozen)]
+#[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", frozen)]
 pub struct CompatOptions {
     pub use_list: bool,
     pub raw: bool,

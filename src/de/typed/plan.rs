@@ -160,7 +160,12 @@ pub struct Named {
 }
 
 /// The compiled plan for one type.
-#[pyclass(frozen, module = "fastmsgpack._fastmsgpack", name = "_TypePlan")]
+#[pyclass(
+    crate = "crate::ffi::pyo3_per_interp",
+    frozen,
+    module = "fastmsgpack._fastmsgpack",
+    name = "_TypePlan"
+)]
 pub struct TypePlan {
     pub nodes: Vec<Named>,
     /// The node of the type itself.
