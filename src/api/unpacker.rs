@@ -1,7 +1,8 @@
 //! `Unpacker`: objects from a stream whose bytes arrive in pieces, fed by hand or read from a
 //! file-like object.
 //!
-//! The bytes not yet consumed are kept in one buffer. After each piece, the scanner
+//! The bytes not yet consumed are kept in one buffer, or in the `bytes` piece fed last, read where
+//! it is rather than copied ([`piece`]). After each piece, the scanner
 //! ([`de::scan`]) walks on from where it stopped to find where the next object ends; only a
 //! complete object is decoded, by the same decoder as `unpackb`. Nothing is allocated by a
 //! declared length, and no byte is scanned twice, so feeding a large object in small pieces
@@ -40,6 +41,7 @@ use crate::opt::{self, Opt};
 mod ahead;
 mod aio;
 mod buffer;
+mod piece;
 mod raw;
 
 pub use aio::AsyncObjects;
@@ -59,9 +61,11 @@ pub use aio::AsyncObjects;
 ///     [1, 2]
 #[pyclass(crate = "crate::ffi::pyo3_per_interp", module = "fastmsgpack", weakref)]
 pub struct Unpacker {
-    /// Bytes fed or read; those before `head` are consumed.
+    /// Bytes fed or read, copied; those before `head` are consumed (with `piece`: see [`piece`]).
     buf: Vec<u8>,
     head: usize,
+    /// The last `bytes` piece fed or read, kept rather than copied (see [`piece`]).
+    piece: Option<piece::Piece>,
     scanner: Scanner,
     /// Bytes consumed since creation: the stream offset of `head`.
     consumed: u64,
@@ -119,7 +123,7 @@ impl Unpacker {
         let compat = self.compat.as_ref().map(|o| o.clone_ref(py));
         loop {
             self.check_broken(py)?;
-            let data = &self.buf[self.head..];
+            let data = &piece::front(&self.buf, &self.piece)[self.head..];
             let scanned = match &compat {
                 Some(o) => self.scanner.scan(
                     data,
@@ -140,7 +144,7 @@ impl Unpacker {
                 }
                 Ok(Scan::Incomplete) => {
                     self.check_fits(py)?;
-                    if !self.read_more(py)? {
+                    if !self.more_held(py)? {
                         return Ok(None);
                     }
                 }
@@ -166,7 +170,7 @@ impl Unpacker {
         if o.pure && self.scanner.is_idle() && self.held() > 0 {
             // Most objects are whole in the buffer: decoded at once. Without hooks of the
             // caller's, an object that turns out not to be whole yet is simply decoded again.
-            match crate::compat::decode::decode_in_stream(py, &self.buf[self.head..], 0, o) {
+            match crate::compat::decode::decode_in_stream(py, self.window(), 0, o) {
                 Ok((obj, len)) => {
                     let extent = Extent {
                         start: self.head,
@@ -185,7 +189,7 @@ impl Unpacker {
         let Some(extent) = self.next_extent(py, true)? else {
             return Ok(None);
         };
-        let input = &self.buf[extent.start..extent.end];
+        let input = &self.front()[extent.start..extent.end];
         match crate::compat::decode::decode_in_stream(py, input, 0, o) {
             Ok((obj, _)) => {
                 self.consume(&extent);
@@ -274,7 +278,7 @@ impl Unpacker {
         if direct && self.decodes_direct() {
             // On an error, the scanner finds where the object ends (or waits for it) and the
             // decoder below raises the error again once the object is whole.
-            if let Ok((obj, len)) = decode(&self.buf[self.head..], false) {
+            if let Ok((obj, len)) = decode(self.window(), false) {
                 let extent = Extent {
                     start: self.head,
                     end: self.head + len,
@@ -289,7 +293,7 @@ impl Unpacker {
         };
         let offset = self.consumed;
         self.last_len = extent.end - extent.start;
-        let result = decode(&self.buf[extent.start..extent.end], true);
+        let result = decode(&self.front()[extent.start..extent.end], true);
         // Decoded or not, the object's bytes are done with: its end is known.
         self.consume(&extent);
         result
@@ -378,6 +382,7 @@ impl Unpacker {
             dec_hook: dec_hook.map(Bound::unbind),
             buf: Vec::new(),
             head: 0,
+            piece: None,
             scanner: Scanner::default(),
             consumed: 0,
             file: file_like.map(Bound::unbind),
@@ -418,9 +423,7 @@ impl Unpacker {
             },
             None => data,
         };
-        let mut holder = None;
-        let bytes = de::input_of(py, data, &mut holder, "feed() argument")?;
-        let result = this.append(bytes);
+        let result = this.feed_object(py, data, "feed() argument");
         this.compat_errors(py, result)
     }
 
@@ -538,7 +541,7 @@ impl Unpacker {
         let Some(extent) = self.next_extent(py, true)? else {
             return Ok(None);
         };
-        let bytes = PyBytes::new(py, &self.buf[extent.start..extent.end]);
+        let bytes = PyBytes::new(py, &self.front()[extent.start..extent.end]);
         self.consume(&extent);
         Ok(Some(bytes))
     }

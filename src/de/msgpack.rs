@@ -424,13 +424,14 @@ impl<'a, const VIEWS: bool> Policy<'a> for Decoder<'a, VIEWS> {
     #[inline(always)]
     fn array_begin(&mut self, n: usize, _depth: u32, _start: usize) -> DeResult<Owned> {
         // SAFETY: attached.
-        made(unsafe { ffi::new_list(n) })
+        made(unsafe { ffi::new_list_in_order(n) })
     }
 
     #[inline(always)]
     fn array_item(&mut self, list: &mut Owned, i: usize, item: Owned) -> DeResult<()> {
-        // SAFETY: attached; the walk fills each slot `i < n` of the new list once.
-        unsafe { ffi::list_set(list, i, item) };
+        // SAFETY: attached; the walk stores the items of the new list in order, `i` from 0 to
+        // `n - 1`, each once.
+        unsafe { ffi::list_push(list, i, item) };
         Ok(())
     }
 

@@ -88,6 +88,82 @@ pub unsafe fn list_set(list: &Owned, i: usize, item: Owned) {
     unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_raw()) }
 }
 
+/// A list of `len` items to be stored with [`list_push`], in order. On a build with the GIL its
+/// item array is allocated and not zeroed: `PyList_New(len)` zeroes it, and its `calloc` and
+/// `memset` cost about 80 instructions a list, a quarter of what a small list costs to make
+/// (callgrind, CPython 3.11). The list counts only the items stored so far, so that it is valid
+/// at every point (to the garbage collector, and when it is dropped before it is full). A
+/// free-threaded build makes it with `PyList_New`, whose item array has a layout of its own.
+///
+/// # Safety
+/// The GIL is held (attached, on a free-threaded build).
+#[inline(always)]
+pub unsafe fn new_list_in_order(len: usize) -> Option<Owned> {
+    #[cfg(Py_GIL_DISABLED)]
+    {
+        // SAFETY: attached.
+        unsafe { new_list(len) }
+    }
+    #[cfg(not(Py_GIL_DISABLED))]
+    {
+        // SAFETY: the GIL is held.
+        let list = unsafe { Owned::from_new(ffi::PyList_New(0)) }?;
+        if len == 0 {
+            return Some(list);
+        }
+        let Some(bytes) = len.checked_mul(std::mem::size_of::<Obj>()) else {
+            return no_memory();
+        };
+        // SAFETY: the GIL is held; `PyMem_Malloc` is the allocator `list_dealloc` and a list's
+        // resize free and grow a list's item array with on a build with the GIL.
+        let items = unsafe { ffi::PyMem_Malloc(bytes) }.cast::<Obj>();
+        if items.is_null() {
+            return no_memory();
+        }
+        // SAFETY: `list` is a new, empty list (no item array, size 0) that nothing else refers
+        // to yet; it takes over `items`, room for `len` references, of which it counts none.
+        unsafe {
+            let raw = list.as_ptr().cast::<ffi::PyListObject>();
+            (*raw).ob_item = items;
+            (*raw).allocated = len as ffi::Py_ssize_t;
+        }
+        Some(list)
+    }
+}
+
+/// Stores `item` as item `i` of a list made by [`new_list_in_order`], taking its reference, and
+/// counts it.
+///
+/// # Safety
+/// `list` came from `new_list_in_order(n)` with `i < n`, items `0..i` are stored and no other,
+/// and the GIL is held.
+#[inline(always)]
+pub unsafe fn list_push(list: &Owned, i: usize, item: Owned) {
+    #[cfg(Py_GIL_DISABLED)]
+    // SAFETY: as `list_set`: a list of `n` empty slots made by `PyList_New`, slot `i` empty.
+    unsafe {
+        list_set(list, i, item)
+    }
+    #[cfg(not(Py_GIL_DISABLED))]
+    // SAFETY: the item array has room for `n > i` references (the precondition) and the list
+    // counts `i` of them, so slot `i` is in bounds and unused; once it is stored, the list counts
+    // it, and takes over `item`'s reference.
+    unsafe {
+        let raw = list.as_ptr().cast::<ffi::PyListObject>();
+        *(*raw).ob_item.add(i) = item.into_raw();
+        (*raw).ob_base.ob_size = (i + 1) as ffi::Py_ssize_t;
+    }
+}
+
+/// `MemoryError`, set; `None`.
+#[cfg(not(Py_GIL_DISABLED))]
+#[cold]
+fn no_memory() -> Option<Owned> {
+    // SAFETY: the GIL is held by the caller (`new_list_in_order`'s precondition).
+    unsafe { ffi::PyErr_NoMemory() };
+    None
+}
+
 /// A tuple of `len` empty slots, filled with [`tuple_set`].
 ///
 /// # Safety

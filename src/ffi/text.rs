@@ -133,8 +133,51 @@ pub unsafe fn new_ascii_str(ascii: &[u8]) -> Option<Owned> {
     unsafe {
         let obj = Owned::from_new(ffi::PyUnicode_New(ascii.len() as ffi::Py_ssize_t, 127))?;
         let dst = compact_data(obj.as_ptr(), true);
-        std::ptr::copy_nonoverlapping(ascii.as_ptr(), dst, ascii.len());
+        copy_short(ascii, dst);
         Some(obj)
+    }
+}
+
+/// Copies `src` to `dst`: up to 16 bytes with two loads and two stores of a width that fits
+/// (which may overlap), not a call of `memcpy`, whose call and dispatch cost about as much again
+/// as making the str for a short one (a name, an id, a key that is not cached).
+///
+/// # Safety
+/// `dst` has room for `src.len()` bytes and does not overlap `src`.
+#[inline(always)]
+unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let len = src.len();
+    let from = src.as_ptr();
+    // SAFETY: each load reads `N` bytes at `0` and at `len - N` with `N <= len`, inside `src`;
+    // each store writes the same offsets of `dst`, which has room for `len` bytes (the
+    // precondition); unaligned accesses, as the offsets have no alignment.
+    unsafe {
+        match len {
+            8..=16 => copy_ends::<u64>(from, dst, len),
+            4..=7 => copy_ends::<u32>(from, dst, len),
+            2..=3 => copy_ends::<u16>(from, dst, len),
+            1 => *dst = *from,
+            0 => {}
+            _ => std::ptr::copy_nonoverlapping(from, dst, len),
+        }
+    }
+}
+
+/// Copies `len` bytes, `size_of::<T>() <= len <= 2 * size_of::<T>()`, as the first and the last
+/// `T` of them.
+///
+/// # Safety
+/// `src` can be read and `dst` written for `len` bytes, `len` is in that range, and the two do not
+/// overlap.
+#[inline(always)]
+unsafe fn copy_ends<T: Copy>(src: *const u8, dst: *mut u8, len: usize) {
+    let tail = len - std::mem::size_of::<T>();
+    // SAFETY: both `T`s lie within the `len` bytes of each (the precondition).
+    unsafe {
+        let first = src.cast::<T>().read_unaligned();
+        let last = src.add(tail).cast::<T>().read_unaligned();
+        dst.cast::<T>().write_unaligned(first);
+        dst.add(tail).cast::<T>().write_unaligned(last);
     }
 }
 

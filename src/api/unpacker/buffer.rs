@@ -2,6 +2,7 @@
 //! `max_buffer_size`, reading more from the file-like object, and consuming what was read.
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use super::{Extent, Unpacker};
 use crate::de;
@@ -13,7 +14,7 @@ const GROWN_LEAST: usize = 1 << 20;
 impl Unpacker {
     /// Bytes held and not yet consumed.
     pub(super) fn held(&self) -> usize {
-        self.buf.len() - self.head
+        self.front().len() - self.head + self.pending()
     }
 
     /// Bytes held that count towards `max_buffer_size`: all those held, but in compat mode, not
@@ -25,14 +26,28 @@ impl Unpacker {
         }
     }
 
-    /// Adds `data` after what is held, or refuses it whole when the buffer would then hold more
-    /// than `max_buffer_size` bytes.
-    pub(super) fn append(&mut self, data: &[u8]) -> PyResult<()> {
-        let held = self.held();
+    /// `BufferFull` when `more` bytes after those held would be more than `max_buffer_size`.
+    pub(super) fn check_room(&self, more: usize) -> PyResult<()> {
         let counted = self.counted();
-        if counted.saturating_add(data.len()) > self.max_buffer_size {
-            return Err(buffer_full(counted, data.len(), self.max_buffer_size));
+        if counted.saturating_add(more) > self.max_buffer_size {
+            return Err(buffer_full(counted, more, self.max_buffer_size));
         }
+        Ok(())
+    }
+
+    /// Adds `data` after what is held, copied, or refuses it whole when the buffer would then
+    /// hold more than `max_buffer_size` bytes.
+    pub(super) fn append(&mut self, data: &[u8]) -> PyResult<()> {
+        self.check_room(data.len())?;
+        self.flatten();
+        self.extend(data);
+        Ok(())
+    }
+
+    /// Copies `data` after the bytes in `buf` (all those held, or with a bridge pending, those
+    /// before the rest of the piece).
+    pub(super) fn extend(&mut self, data: &[u8]) {
+        let held = self.buf.len() - self.head;
         // Drop the consumed bytes once they are at least as many as those held, so that each
         // byte is moved a bounded number of times.
         if self.head > 0 && self.head >= held {
@@ -50,7 +65,6 @@ impl Unpacker {
             self.grow(data.len());
         }
         self.buf.extend_from_slice(data);
-        Ok(())
     }
 
     /// The least capacity of a buffer that has grown past its first piece: an object up to this
@@ -87,7 +101,7 @@ impl Unpacker {
         if !self.refuse_unfit {
             return Ok(());
         }
-        let least = self.scanner.least_len(&self.buf[self.head..]);
+        let least = self.scanner.least_len(self.window());
         if least <= self.max_buffer_size as u64 {
             return Ok(());
         }
@@ -129,22 +143,41 @@ impl Unpacker {
         if room == 0 {
             return Err(buffer_full(self.counted(), 1, self.max_buffer_size));
         }
+        let held = self.held();
         let chunk = file
             .bind(py)
             .call_method1("read", (self.read_size.min(room),))?;
-        let mut holder = None;
-        let data = de::input_of(
-            py,
-            &chunk,
-            &mut holder,
-            "what Unpacker's file_like.read() returns",
-        )?;
-        if data.is_empty() {
+        self.feed_object(py, &chunk, "what Unpacker's file_like.read() returns")?;
+        if self.held() == held {
             self.eof = true;
             return self.at_end();
         }
-        self.append(data)?;
         Ok(true)
+    }
+
+    /// More bytes held in one slice: more of a pending bridge's piece, else what the file-like
+    /// object reads; `false` when there are none.
+    pub(super) fn more_held(&mut self, py: Python<'_>) -> PyResult<bool> {
+        if self.extend_bridge() {
+            return Ok(true);
+        }
+        self.read_more(py)
+    }
+
+    /// Adds `data` (`bytes`, kept as it is; a `bytearray` or a C-contiguous `memoryview`,
+    /// copied) after what is held; `what` names it in a type error.
+    pub(super) fn feed_object(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        what: &str,
+    ) -> PyResult<()> {
+        if let Ok(bytes) = data.cast::<PyBytes>() {
+            return self.append_piece(bytes);
+        }
+        let mut holder = None;
+        let data = de::input_of(py, data, &mut holder, what)?;
+        self.append(data)
     }
 
     /// The file has no more bytes, and more were asked for: the object in progress can never be
@@ -168,9 +201,8 @@ impl Unpacker {
     pub(super) fn consume_len(&mut self, len: usize) {
         self.consumed += len as u64;
         self.head += len;
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
+        if self.head == self.front().len() {
+            self.front_consumed();
         }
     }
 

@@ -28,9 +28,8 @@ impl Unpacker {
         self.head += n;
         self.consumed += n as u64;
         self.scanner = Scanner::default();
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
+        if self.head == self.front().len() {
+            self.front_consumed();
         }
     }
 
@@ -40,7 +39,7 @@ impl Unpacker {
     pub(super) fn take_header(&mut self, py: Python<'_>, map: bool) -> PyResult<usize> {
         loop {
             self.check_broken(py)?;
-            let held = &self.buf[self.head..];
+            let held = self.window();
             if let Some(&marker) = held.first() {
                 let Some(size) = header_size(marker, map) else {
                     return Err(PyValueError::new_err("Unexpected type header on stream"));
@@ -56,7 +55,7 @@ impl Unpacker {
                     return Ok(n);
                 }
             }
-            if !self.read_more(py)? {
+            if !self.more_held(py)? {
                 return Err(out_of_data());
             }
         }
@@ -69,6 +68,8 @@ impl Unpacker {
         py: Python<'py>,
         n: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        // All the bytes held in `buf`, in one slice.
+        self.flatten();
         let from_buffer = n.min(self.held());
         let mut out = self.buf[self.head..self.head + from_buffer].to_vec();
         self.take(from_buffer);
