@@ -331,3 +331,10 @@ def test_interpreters_with_their_own_gil_made_and_destroyed_leave_nothing(
     marks = {r["cycles"]: r["rss_kib"] for r in records if "cycles" in r}
     assert sorted(marks) == [250, 500]
     assert marks[500] - marks[250] < 8 * 1024, marks
+    refs = {r["cycles"]: r["refs"] for r in records if "cycles" in r}
+    if refs[500] is not None:
+        # A debug build (sys.gettotalrefcount): fewer references left than one per interpreter.
+        # Measured on a debug build of 3.14.7: 1 more after the last 250 of these 500; in
+        # interpreters that each leaked one list (ctypes' Py_IncRef, a check of this measure,
+        # never kept), 1 more per interpreter.
+        assert refs[500] - refs[250] < 250, refs
