@@ -33,6 +33,7 @@ from typing import Any
 
 import _interpreter_work
 from generators import make_route
+from thread_scaling import thread_counts
 
 import fastmsgpack
 
@@ -95,18 +96,6 @@ def measure(
     return calls / (ended - start)
 
 
-def worker_counts(text: str | None) -> list[int]:
-    """The counts of workers to measure: those given, or 1, 2, 4, 8, 16 up to the CPU count."""
-    if text:
-        counts = sorted({int(part) for part in text.split(",")} | {1})
-    else:
-        cpus = os.cpu_count() or 1
-        counts = [n for n in (1, 2, 4, 8, 16) if n <= max(cpus, 2)]
-    if counts[0] < 1:
-        raise SystemExit("--workers takes counts of 1 or more")
-    return counts
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
@@ -115,7 +104,7 @@ def main() -> None:
         help="comma-separated counts of workers (default: 1,2,4,8,16 up to the CPU count)",
     )
     args = parser.parse_args()
-    counts = worker_counts(args.workers)
+    counts = thread_counts(args.workers, "--workers")
     try:
         interpreters = importlib.import_module("concurrent.interpreters")
         pool_class = importlib.import_module("concurrent.futures").InterpreterPoolExecutor

@@ -144,15 +144,16 @@ def libraries() -> dict[str, tuple[Callable[[Any], bytes], Callable[[bytes], Any
     return found
 
 
-def thread_counts(text: str | None) -> list[int]:
-    """The counts of threads to measure: those given, or 1, 2, 4, 8, 16 up to the CPU count."""
+def thread_counts(text: str | None, option: str = "--threads") -> list[int]:
+    """The counts of threads (or of workers: interpreter_scaling.py) to measure: those given to
+    `option`, or 1, 2, 4, 8, 16 up to the CPU count."""
     if text:
         counts = sorted({int(part) for part in text.split(",")} | {1})
     else:
         cpus = os.cpu_count() or 1
         counts = [n for n in (1, 2, 4, 8, 16) if n <= max(cpus, 2)]
     if counts[0] < 1:
-        raise SystemExit("--threads takes counts of 1 or more")
+        raise SystemExit(f"{option} takes counts of 1 or more")
     return counts
 
 
