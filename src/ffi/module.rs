@@ -141,6 +141,9 @@ pub fn module_add(
     let all_name = PyString::new(py, "__all__");
     let all = match module.getattr(&all_name) {
         Ok(all) => all.cast_into::<PyList>()?,
+        Err(err) if !err.is_instance_of::<pyo3::exceptions::PyAttributeError>(py) => {
+            return Err(err)
+        }
         Err(_) => {
             let all = PyList::empty(py);
             module.setattr(&all_name, &all)?;
